@@ -1,0 +1,11 @@
+import type { Sequelize } from 'sequelize';
+import { purgeExpiredRecords } from '../db/idempotency';
+
+export function createMaintenanceActivities({ sequelize }: { sequelize: Sequelize }) {
+  return {
+    /** Idempotent: deleting what is already gone deletes nothing. */
+    async purgeExpiredRecords() {
+      return purgeExpiredRecords(sequelize);
+    },
+  };
+}

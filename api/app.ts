@@ -1,0 +1,85 @@
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Client } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
+import swaggerUi from 'swagger-ui-express';
+import type { Config } from '../lib/config';
+import type { CryptoBox } from '../lib/crypto-box';
+import type { Logger } from '../lib/logger';
+import type { EndpointDeps } from './endpoint';
+import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { createRateLimits } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { buildDocument, createRegistry } from './openapi';
+import { apiKeysRouter } from './routes/api-keys/router';
+import { createApiKeyService } from './routes/api-keys/service';
+import { modulesRouter } from './routes/modules/router';
+import { createModuleService } from './routes/modules/service';
+import { temporalIsReachable } from './temporal-client';
+
+export interface AppDeps {
+  config: Config;
+  sequelize: Sequelize;
+  temporal: Client;
+  logger: Logger;
+  box: CryptoBox;
+}
+
+/** Builds the Express app without listening, so tests and server.ts share exactly the same stack. */
+export function createApp({ config, sequelize, temporal, logger, box }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => (req as express.Request).requestId,
+      customProps: (req) => ({ requestId: (req as express.Request).requestId }),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const [database, temporalUp] = await Promise.all([
+      sequelize.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      temporalIsReachable(temporal),
+    ]);
+    res.status(database && temporalUp ? 200 : 503).json({ status: database && temporalUp ? 'ready' : 'not_ready', database, temporal: temporalUp });
+  });
+
+  const apiKeys = createApiKeyService(sequelize);
+  const registry = createRegistry();
+  const deps: EndpointDeps = {
+    sequelize,
+    registry,
+    apiKeys,
+    box,
+    rateLimits: createRateLimits(sequelize, {
+      perWorkspacePerMinute: config.RATE_LIMIT_PER_MINUTE,
+      perIpPerMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    }),
+  };
+
+  const api = express.Router();
+  api.use(express.json({ limit: config.BODY_LIMIT }));
+  api.use(apiKeysRouter(deps, apiKeys));
+  api.use(modulesRouter(deps, createModuleService()));
+
+  const document = buildDocument(registry, `${config.PUBLIC_BASE_URL}/api`);
+  api.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  api.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Commerce Service API' }));
+
+  app.use('/api', api);
+  app.use(routeNotFound);
+  app.use(errorHandler);
+  return app;
+}

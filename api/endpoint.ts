@@ -1,0 +1,162 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Sequelize } from 'sequelize';
+import { z } from 'zod';
+import type { CryptoBox } from '../lib/crypto-box';
+import type { AuthContext } from './auth-context';
+import { sendData } from './envelope';
+import { ApiError, type ErrorDetail } from './errors';
+import { authenticate, requireAccess } from './middleware/auth';
+import { idempotency } from './middleware/idempotency';
+import type { RateLimits } from './middleware/rate-limit';
+import { ErrorEnvelope, successEnvelope } from './openapi';
+import type { ApiKeyService } from './routes/api-keys/service';
+
+/** Who may call an endpoint: no key, any key (publishable included), or only a secret key. */
+export type Access = 'public' | 'publishable' | 'secret';
+
+type Schema = z.ZodType | undefined;
+type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type HandlerResult = { data: unknown; nextCursor?: string | null } | { noContent: true };
+
+export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
+  body: Infer<B>;
+  query: Infer<Q>;
+  params: Infer<P>;
+  auth: A extends 'public' ? undefined : AuthContext;
+  req: Request;
+}
+
+export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Express path relative to the router's prefix, e.g. `/:id`. */
+  path: string;
+  summary: string;
+  access: A;
+  body?: B;
+  query?: Q;
+  params?: P extends z.ZodObject ? P : never;
+  /** Schema of `data` on success, for the OpenAPI document. */
+  response?: z.ZodType;
+  status?: number;
+  paginated?: boolean;
+  handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult>;
+}
+
+export interface EndpointDeps {
+  sequelize: Sequelize;
+  registry: OpenAPIRegistry;
+  apiKeys: ApiKeyService;
+  rateLimits: RateLimits;
+  box: CryptoBox;
+}
+
+function toDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const field = issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(', ');
+      return { field, message: `unknown field${issue.keys.length > 1 ? 's' : ''}: ${field}` };
+    }
+    return { field: path || undefined, message: issue.message };
+  });
+}
+
+function parse<S extends Schema>(schema: S, value: unknown, where: string): Infer<S> {
+  if (!schema) return undefined as Infer<S>;
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const details = toDetails(result.error);
+    const first = details[0];
+    const message = first?.field ? `${first.field}: ${first.message}` : (first?.message ?? `invalid ${where}`);
+    throw new ApiError('VALIDATION_ERROR', message, details);
+  }
+  return result.data as Infer<S>;
+}
+
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body with Content-Type: application/json');
+  }
+  next();
+};
+
+/**
+ * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
+ * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
+ */
+export class ApiRouter {
+  readonly router = express.Router();
+
+  constructor(
+    private readonly prefix: string,
+    private readonly tag: string,
+    private readonly deps: EndpointDeps,
+  ) {}
+
+  add<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined, A extends Access = 'secret'>(
+    endpoint: Endpoint<B, Q, P, A>,
+  ): this {
+    const { deps } = this;
+    const chain: RequestHandler[] =
+      endpoint.access === 'public'
+        ? [deps.rateLimits.perIp]
+        : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
+    if (endpoint.body) chain.push(requireJsonBody);
+    chain.push((req, res, next) => {
+      res.locals.input = {
+        body: parse(endpoint.body, req.body ?? {}, 'body'),
+        query: parse(endpoint.query, req.query, 'query'),
+        params: parse(endpoint.params, req.params, 'path'),
+      };
+      next();
+    });
+    if (endpoint.method !== 'get' && endpoint.access !== 'public') chain.push(idempotency(deps.sequelize, deps.box));
+    chain.push(async (req: Request, res: Response) => {
+      const input = res.locals.input as Omit<EndpointInput<B, Q, P, A>, 'auth' | 'req'>;
+      const result = await endpoint.handler({ ...input, auth: req.auth as EndpointInput<B, Q, P, A>['auth'], req });
+      if ('noContent' in result) {
+        res.status(204).end();
+        return;
+      }
+      const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
+      sendData(req, res, endpoint.status ?? 200, result.data, page);
+    });
+    this.router[endpoint.method](this.fullPath(endpoint.path), ...chain);
+    this.register(endpoint);
+    return this;
+  }
+
+  private fullPath(path: string): string {
+    return `${this.prefix}${path === '/' ? '' : path}`;
+  }
+
+  private register<B extends Schema, Q extends Schema, P extends Schema, A extends Access>(endpoint: Endpoint<B, Q, P, A>): void {
+    const status = endpoint.status ?? 200;
+    const path = this.fullPath(endpoint.path).replace(/:([A-Za-z]+)/g, '{$1}');
+    this.deps.registry.registerPath({
+      method: endpoint.method,
+      path,
+      summary: endpoint.summary,
+      tags: [this.tag],
+      security: endpoint.access === 'public' ? [] : [{ apiKey: [] }],
+      request: {
+        ...(endpoint.body ? { body: { content: { 'application/json': { schema: endpoint.body } } } } : {}),
+        ...(endpoint.query instanceof z.ZodObject ? { query: endpoint.query } : {}),
+        ...(endpoint.params ? { params: endpoint.params } : {}),
+      },
+      responses: {
+        [status]:
+          status === 204
+            ? { description: 'No content' }
+            : {
+                description: 'Success',
+                content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
+              },
+        default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
+      },
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import type { Request, Response } from 'express';
+import type { ApiError } from './errors';
+
+export interface PageMeta {
+  nextCursor: string | null;
+}
+
+function meta(req: Request, page?: PageMeta) {
+  return { requestId: req.requestId, timestamp: new Date().toISOString(), ...(page ? { page } : {}) };
+}
+
+/** `{ data, error: null, meta }` */
+export function sendData(req: Request, res: Response, status: number, data: unknown, page?: PageMeta): void {
+  res.status(status).json({ data, error: null, meta: meta(req, page) });
+}
+
+/** `{ data: null, error: { code, message, details? }, meta }` */
+export function sendError(req: Request, res: Response, err: ApiError): void {
+  const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  res.status(err.status).json({ data: null, error, meta: meta(req) });
+}

@@ -1,0 +1,27 @@
+import type { AddressInfo } from 'node:net';
+import { createDatabase } from '../db/connection';
+import { ConfigError, loadConfig, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
+import { createCryptoBox } from '../lib/crypto-box';
+import { createLogger } from '../lib/logger';
+import { createApp } from './app';
+import { listen } from './server';
+import { connectTemporal } from './temporal-client';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
+  const box = createCryptoBox(requireEncryptionKey(config));
+  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+  const app = createApp({ config, sequelize, temporal, logger, box });
+  const server = await listen(app, config.PORT, logger, async () => {
+    await temporal.connection.close();
+    await sequelize.close();
+  });
+  logger.info({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api` }, 'api listening');
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

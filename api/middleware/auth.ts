@@ -1,0 +1,46 @@
+import type { RequestHandler } from 'express';
+import { API_KEY_PATTERN } from '../../lib/api-key-secrets';
+import { ApiError, forbidden } from '../errors';
+import type { ApiKeyService } from '../routes/api-keys/service';
+
+/**
+ * `Authorization: Bearer <key>` exactly as document 1 states it: the scheme is case-sensitive, the key is
+ * checked against its hash on every request (so a revocation in any process counts on the next request),
+ * and `X-Account-Id` may only name the key's own workspace.
+ */
+export function authenticate(keys: ApiKeyService): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.headers.authorization;
+    if (!header || !header.startsWith('Bearer ')) {
+      throw new ApiError('AUTHENTICATION_REQUIRED', 'Send an API key as `Authorization: Bearer <key>`');
+    }
+    const value = header.slice('Bearer '.length);
+    if (!API_KEY_PATTERN.test(value)) throw new ApiError('INVALID_API_KEY', 'The API key is malformed');
+    const key = await keys.findActiveKey(value);
+    if (!key) throw new ApiError('INVALID_API_KEY', 'The API key is unknown or revoked');
+
+    const selected = req.headers['x-account-id'];
+    if (selected !== undefined && selected !== key.accountId) {
+      throw forbidden('X-Account-Id names a workspace this key does not belong to');
+    }
+    req.auth = {
+      accountId: key.accountId,
+      environment: key.environment,
+      apiKeyId: key.id,
+      access: key.access,
+      account: key.account,
+    };
+    keys.touchLastUsed(key)?.catch((err: unknown) => req.log.warn({ err }, 'could not record lastUsedAt'));
+    next();
+  };
+}
+
+/** Publishable keys may only call the routes that declare they accept them (the public catalogue reads). */
+export function requireAccess(allowPublishable: boolean): RequestHandler {
+  return (req, _res, next) => {
+    if (req.auth?.access === 'publishable' && !allowPublishable) {
+      throw forbidden('A publishable key may only read the public catalogue; use a secret key');
+    }
+    next();
+  };
+}

@@ -1,0 +1,50 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ERROR_STATUS } from './errors';
+
+export const Meta = z
+  .object({
+    requestId: z.string().meta({ example: 'req_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    timestamp: z.string(),
+    page: z.object({ nextCursor: z.string().nullable() }).optional(),
+  })
+  .meta({ id: 'Meta' });
+
+export const ErrorEnvelope = z
+  .object({
+    data: z.null(),
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+    meta: Meta,
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export function successEnvelope(data: z.ZodType) {
+  return z.object({ data, error: z.null(), meta: Meta });
+}
+
+export function createRegistry(): OpenAPIRegistry {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: '`sk_test_…`, `sk_live_…` (secret) or `pk_test_…`, `pk_live_…` (publishable, catalogue reads only)',
+  });
+  return registry;
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function buildDocument(registry: OpenAPIRegistry, serverUrl: string) {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Commerce Service API',
+      version: '1.0.0',
+      description: 'Multi-tenant commerce backend. Every response uses the `{ data, error, meta }` envelope.',
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

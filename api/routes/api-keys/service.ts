@@ -1,0 +1,115 @@
+import type { Sequelize } from 'sequelize';
+import { Account, ApiKey } from '../../../db/models';
+import { findPage } from '../../../db/pagination';
+import { audit } from '../../../db/outbox';
+import { hashKey, hashesEqual, mintKey } from '../../../lib/api-key-secrets';
+import { newId } from '../../../lib/ids';
+import type { AuthContext } from '../../auth-context';
+import { forbidden, notFound } from '../../errors';
+import { decodeCursor, encodeCursor } from '../../pagination';
+import type { CreateApiKeyBody } from './schemas';
+
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+export function toApiKeyDto(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    last4: key.last4,
+    environment: key.environment,
+    access: key.access,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt ? key.lastUsedAt.toISOString() : null,
+    revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
+  };
+}
+
+export function createApiKeyService(sequelize: Sequelize) {
+  // Per process: when this process last wrote lastUsedAt for a key, so busy keys cost one write a minute.
+  const lastUsedWrites = new Map<string, number>();
+
+  return {
+    /** Resolves a presented key to its active row and workspace; null when unknown or revoked. */
+    async findActiveKey(value: string): Promise<(ApiKey & { account: Account }) | null> {
+      const hash = hashKey(value);
+      const key = (await ApiKey.findOne({ where: { keyHash: hash }, include: [{ model: Account, as: 'account' }] })) as
+        | (ApiKey & { account: Account })
+        | null;
+      if (!key || !hashesEqual(key.keyHash, hash) || key.revokedAt) return null;
+      return key;
+    },
+
+    /** Keeps lastUsedAt within a minute of the truth without a write on every request. */
+    touchLastUsed(key: ApiKey, now = Date.now()): Promise<void> | undefined {
+      const last = lastUsedWrites.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0;
+      if (now - last < LAST_USED_WRITE_INTERVAL_MS) return undefined;
+      lastUsedWrites.set(key.id, now);
+      return ApiKey.update({ lastUsedAt: new Date(now) }, { where: { id: key.id } }).then(() => undefined);
+    },
+
+    async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
+      const { rows, lastId } = await findPage(ApiKey, {
+        where: { accountId: auth.accountId, environment: auth.environment },
+        limit: page.limit,
+        afterId: decodeCursor(page.cursor, 'key'),
+      });
+      return { data: rows.map(toApiKeyDto), nextCursor: lastId ? encodeCursor(lastId) : null };
+    },
+
+    async create(auth: AuthContext, input: CreateApiKeyBody) {
+      // A test key must not mint live keys (nor the reverse): that would escape its environment.
+      if (input.environment !== auth.environment) {
+        throw forbidden(`A ${auth.environment} key can only create ${auth.environment} keys`);
+      }
+      const minted = mintKey(input.environment, input.access);
+      const key = await sequelize.transaction(async (transaction) => {
+        const row = await ApiKey.create(
+          {
+            id: newId('key'),
+            accountId: auth.accountId,
+            environment: input.environment,
+            access: input.access,
+            name: input.name,
+            prefix: minted.prefix,
+            last4: minted.last4,
+            keyHash: minted.hash,
+          },
+          { transaction },
+        );
+        await audit(transaction, auth, {
+          action: 'api_key.created',
+          actorApiKeyId: auth.apiKeyId,
+          targetType: 'api_key',
+          targetId: row.id,
+          data: { name: row.name, environment: row.environment, access: row.access },
+        });
+        return row;
+      });
+      return { ...toApiKeyDto(key), value: minted.value };
+    },
+
+    async revoke(auth: AuthContext, id: string) {
+      return sequelize.transaction(async (transaction) => {
+        const key = await ApiKey.findOne({
+          where: { id, accountId: auth.accountId, environment: auth.environment },
+          lock: transaction.LOCK.UPDATE,
+          transaction,
+        });
+        if (!key) throw notFound('API key');
+        if (!key.revokedAt) {
+          await key.update({ revokedAt: new Date() }, { transaction });
+          await audit(transaction, auth, {
+            action: 'api_key.revoked',
+            actorApiKeyId: auth.apiKeyId,
+            targetType: 'api_key',
+            targetId: key.id,
+          });
+        }
+        return toApiKeyDto(key);
+      });
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,24 @@
+import { ApiRouter, type EndpointDeps } from '../../endpoint';
+import { ModuleFlags, SetModuleBody } from './schemas';
+import type { ModuleService } from './service';
+
+export function modulesRouter(deps: EndpointDeps, service: ModuleService) {
+  return new ApiRouter('/v1/modules', 'Modules', deps)
+    .add({
+      method: 'get',
+      path: '/',
+      summary: 'Which optional modules are on for the workspace',
+      access: 'secret',
+      response: ModuleFlags,
+      handler: async ({ auth }) => ({ data: await service.get(auth) }),
+    })
+    .add({
+      method: 'post',
+      path: '/',
+      summary: 'Switch the fulfilment or payment module on or off',
+      access: 'secret',
+      body: SetModuleBody,
+      response: ModuleFlags,
+      handler: async ({ auth, body }) => ({ data: await service.set(auth.accountId, body) }),
+    }).router;
+}

@@ -1,0 +1,9 @@
+import { z } from 'zod';
+
+export const SetModuleBody = z
+  .object({ module: z.enum(['fulfillment', 'payment']), enabled: z.boolean() })
+  .strict()
+  .meta({ id: 'SetModuleBody' });
+export type SetModuleBody = z.infer<typeof SetModuleBody>;
+
+export const ModuleFlags = z.object({ fulfillment: z.boolean(), payment: z.boolean() }).meta({ id: 'ModuleFlags' });

@@ -1,0 +1,74 @@
+import type { Sequelize, Transaction } from 'sequelize';
+import { UniqueConstraintError } from 'sequelize';
+import { Account, ApiKey, type Environment, type KeyAccess, type Plan } from '../../../db/models';
+import { audit } from '../../../db/outbox';
+import { mintKey } from '../../../lib/api-key-secrets';
+import { newId } from '../../../lib/ids';
+import { ApiError, validationError } from '../../errors';
+
+export interface CreatedWorkspace {
+  accountId: string;
+  slug: string | null;
+  secretKey: string;
+  publishableKey: string;
+  liveSecretKey: string;
+  livePublishableKey: string;
+}
+
+export const SLUG_PATTERN = /^[a-z0-9-]{2,80}$/;
+
+async function insertKey(tx: Transaction, accountId: string, environment: Environment, access: KeyAccess, name: string) {
+  const minted = mintKey(environment, access);
+  const row = await ApiKey.create(
+    { id: newId('key'), accountId, environment, access, name, prefix: minted.prefix, last4: minted.last4, keyHash: minted.hash },
+    { transaction: tx },
+  );
+  await audit(tx, { accountId, environment }, {
+    action: 'api_key.created',
+    actorApiKeyId: null,
+    targetType: 'api_key',
+    targetId: row.id,
+    data: { name, environment, access, source: 'workspace_bootstrap' },
+  });
+  return minted.value;
+}
+
+export function createWorkspaceService(sequelize: Sequelize) {
+  return {
+    /** Creates a workspace with its four starting keys (secret and publishable, test and live). */
+    async create(input: { name: string; slug?: string | null; plan?: Plan }): Promise<CreatedWorkspace> {
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 200) throw validationError('name must be 1 to 200 characters');
+      if (input.slug != null && !SLUG_PATTERN.test(input.slug)) {
+        throw validationError('slug must be 2 to 80 characters of a-z, 0-9 and hyphens');
+      }
+      try {
+        return await sequelize.transaction(async (tx) => {
+          const account = await Account.create(
+            { id: newId('acc'), name, slug: input.slug ?? null, plan: input.plan ?? 'free' },
+            { transaction: tx },
+          );
+          return {
+            accountId: account.id,
+            slug: account.slug,
+            secretKey: await insertKey(tx, account.id, 'test', 'secret', 'Default secret key'),
+            publishableKey: await insertKey(tx, account.id, 'test', 'publishable', 'Default publishable key'),
+            liveSecretKey: await insertKey(tx, account.id, 'live', 'secret', 'Default secret key'),
+            livePublishableKey: await insertKey(tx, account.id, 'live', 'publishable', 'Default publishable key'),
+          };
+        });
+      } catch (err) {
+        if (err instanceof UniqueConstraintError) {
+          throw new ApiError('VALIDATION_ERROR', `slug "${input.slug}" is taken`, [{ field: 'slug', message: 'taken' }], 409);
+        }
+        throw err;
+      }
+    },
+
+    async findBySlug(slug: string): Promise<Account | null> {
+      return Account.findOne({ where: { slug } });
+    },
+  };
+}
+
+export type WorkspaceService = ReturnType<typeof createWorkspaceService>;

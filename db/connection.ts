@@ -1,0 +1,20 @@
+import { Sequelize } from 'sequelize';
+import { initModels } from './models';
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax?: number;
+  logging?: (sql: string) => void;
+}
+
+/** One Sequelize instance per process, with every model registered. */
+export function createDatabase({ url, poolMax = 10, logging }: DatabaseOptions): Sequelize {
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    logging: logging ?? false,
+    pool: { max: poolMax, min: 0, idle: 10_000 },
+    define: { underscored: true },
+  });
+  initModels(sequelize);
+  return sequelize;
+}

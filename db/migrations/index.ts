@@ -1,0 +1,11 @@
+import type { QueryInterface } from 'sequelize';
+import * as foundation from './0001-foundation';
+
+export interface Migration {
+  name: string;
+  up(qi: QueryInterface): Promise<void>;
+  down(qi: QueryInterface): Promise<void>;
+}
+
+/** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
+export const migrations: Migration[] = [{ name: '0001-foundation', ...foundation }];

@@ -1,0 +1,40 @@
+import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
+
+export const PLANS = ['free', 'starter', 'pro'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** A workspace. Not split by environment: test and live data both hang off it. */
+export class Account extends Model<InferAttributes<Account>, InferCreationAttributes<Account>> {
+  declare id: string;
+  declare name: string;
+  declare slug: string | null;
+  declare description: CreationOptional<string | null>;
+  declare brandColor: CreationOptional<string | null>;
+  declare brandLogo: CreationOptional<string | null>;
+  declare brandBanner: CreationOptional<string | null>;
+  declare plan: CreationOptional<Plan>;
+  declare fulfillmentEnabled: CreationOptional<boolean>;
+  declare paymentEnabled: CreationOptional<boolean>;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+
+  static initModel(sequelize: Sequelize): void {
+    Account.init(
+      {
+        id: { type: DataTypes.TEXT, primaryKey: true },
+        name: { type: DataTypes.TEXT, allowNull: false },
+        slug: { type: DataTypes.TEXT, allowNull: true },
+        description: DataTypes.TEXT,
+        brandColor: DataTypes.TEXT,
+        brandLogo: DataTypes.TEXT,
+        brandBanner: DataTypes.TEXT,
+        plan: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'free' },
+        fulfillmentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        paymentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        createdAt: DataTypes.DATE,
+        updatedAt: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'accounts' },
+    );
+  }
+}

@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { parseEncryptionKey } from './crypto-box';
+
+/** Parses a duration such as `90s`, `5m`, `2h` or `1d` into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(s|m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error(`"${text}" is not a duration like 30s, 5m, 2h or 1d`);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+const booleanFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const durationList = z.string().transform((value, ctx) => {
+  try {
+    const list = value.split(',').map(parseDuration);
+    if (list.length === 0) throw new Error('at least one duration is needed');
+    return list;
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
+
+const encryptionKey = z.string().transform((value, ctx) => {
+  try {
+    return parseEncryptionKey(value);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^:\s]+:\d{1,5}$/, 'must be host:port')
+    .default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('commerce'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^\s]+$/.test(v), 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  FILE_STORAGE_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
+  ENCRYPTION_KEY: encryptionKey.optional(),
+  BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/, 'must look like 100kb or 1mb').default('1mb'),
+});
+
+export type Config = Omit<z.infer<typeof schema>, 'PUBLIC_BASE_URL' | 'FILE_STORAGE_DIR'> & {
+  PUBLIC_BASE_URL: string;
+  FILE_STORAGE_DIR: string;
+};
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates every environment variable the processes use; throws ConfigError naming each bad one. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
+    FILE_STORAGE_DIR: c.FILE_STORAGE_DIR ?? path.join(c.DATA_DIR, 'files'),
+  };
+}
+
+/** For the processes that keep secrets they must read back (stored responses, webhook signing secrets). */
+export function requireEncryptionKey(config: Config): Buffer {
+  if (!config.ENCRYPTION_KEY) {
+    throw new ConfigError(['ENCRYPTION_KEY: required (64 hex characters; `openssl rand -hex 32`); `npm start` generates one']);
+  }
+  return config.ENCRYPTION_KEY;
+}
+
+/** For the processes that cannot run without an external database. */
+export function requireDatabaseUrl(config: Config): string {
+  if (!config.DATABASE_URL) {
+    throw new ConfigError(['DATABASE_URL: required (postgres://user:password@host:5432/db); `npm start` provides an embedded one']);
+  }
+  return config.DATABASE_URL;
+}

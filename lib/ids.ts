@@ -1,0 +1,46 @@
+import { monotonicFactory } from 'ulid';
+
+/** Every id prefix the service hands out. */
+export const ID_PREFIXES = {
+  account: 'acc',
+  apiKey: 'key',
+  request: 'req',
+  event: 'evt',
+  auditLog: 'alog',
+  idempotencyKey: 'idem',
+  product: 'prod',
+  variant: 'var',
+  file: 'file',
+  warehouse: 'wh',
+  delivery: 'del',
+  checkoutSession: 'cs',
+  customer: 'cust',
+  manualOrder: 'mord',
+  license: 'lic',
+  discountCode: 'disc',
+  portfolioItem: 'pfi',
+  testimonial: 'tst',
+  certification: 'crt',
+  shipment: 'shp',
+  plan: 'plan',
+  subscription: 'sub',
+  invoice: 'inv',
+  payout: 'pout',
+  webhookEndpoint: 'whe',
+} as const;
+
+export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
+
+// Monotonic so ids minted in the same millisecond by one process still sort in creation order.
+const nextUlid = monotonicFactory();
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${nextUlid()}`;
+}
+
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+
+export function isId(value: string, prefix?: IdPrefix): boolean {
+  const pattern = prefix ? new RegExp(`^${prefix}_${ULID}$`) : new RegExp(`^[a-z]+_${ULID}$`);
+  return pattern.test(value);
+}

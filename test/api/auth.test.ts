@@ -1,0 +1,122 @@
+import { ApiKey } from '../../db/models';
+import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
+
+let ctx: TestContext;
+let api: TestApi;
+let ws: CreatedWorkspace;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  api = await ctx.startApi();
+  ws = await ctx.createWorkspace();
+});
+afterAll(() => ctx.close());
+
+const KEYS = '/api/v1/account/api-keys';
+
+function expectError(res: { status: number; body: Record<string, unknown>; headers: Headers }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body.data).toBeNull();
+  expect((res.body.error as { code: string }).code).toBe(code);
+  const meta = res.body.meta as { requestId: string };
+  expect(meta.requestId).toMatch(/^req_[0-9A-Z]{26}$/);
+  expect(res.headers.get('x-request-id')).toBe(meta.requestId);
+}
+
+describe('authentication', () => {
+  it('accepts a secret test key with the Bearer scheme', async () => {
+    const res = await http(api.baseUrl, 'GET', KEYS, { key: ws.secretKey });
+    expect(res.status).toBe(200);
+  });
+
+  it('answers 401 AUTHENTICATION_REQUIRED without an Authorization header', async () => {
+    expectError(await http(api.baseUrl, 'GET', KEYS), 401, 'AUTHENTICATION_REQUIRED');
+  });
+
+  it('treats the scheme as case-sensitive: `bearer` is AUTHENTICATION_REQUIRED', async () => {
+    const res = await http(api.baseUrl, 'GET', KEYS, { headers: { authorization: `bearer ${ws.secretKey}` } });
+    expectError(res, 401, 'AUTHENTICATION_REQUIRED');
+  });
+
+  it('answers 401 AUTHENTICATION_REQUIRED for another scheme', async () => {
+    const res = await http(api.baseUrl, 'GET', KEYS, { headers: { authorization: `Basic ${ws.secretKey}` } });
+    expectError(res, 401, 'AUTHENTICATION_REQUIRED');
+  });
+
+  it('answers 401 INVALID_API_KEY for a malformed key', async () => {
+    expectError(await http(api.baseUrl, 'GET', KEYS, { key: 'sk_test_short' }), 401, 'INVALID_API_KEY');
+  });
+
+  it('answers 401 INVALID_API_KEY for a well-formed unknown key', async () => {
+    const unknown = `sk_test_${'A'.repeat(40)}`;
+    expectError(await http(api.baseUrl, 'GET', KEYS, { key: unknown }), 401, 'INVALID_API_KEY');
+  });
+
+  it('stores only a hash of each key, never the value', async () => {
+    const rows = await ApiKey.findAll({ where: { accountId: ws.accountId } });
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      const serialized = JSON.stringify(row.toJSON());
+      for (const value of [ws.secretKey, ws.publishableKey, ws.liveSecretKey, ws.livePublishableKey]) {
+        expect(serialized).not.toContain(value);
+      }
+      expect(row.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it('refuses a publishable key on a secret route with 403 FORBIDDEN', async () => {
+    expectError(await http(api.baseUrl, 'GET', KEYS, { key: ws.publishableKey }), 403, 'FORBIDDEN');
+    const write = await http(api.baseUrl, 'POST', KEYS, {
+      key: ws.publishableKey,
+      body: { name: 'x', environment: 'test', access: 'secret' },
+    });
+    expectError(write, 403, 'FORBIDDEN');
+    expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
+  });
+
+  it('answers 403 FORBIDDEN when X-Account-Id names another workspace', async () => {
+    const other = await ctx.createWorkspace();
+    const res = await http(api.baseUrl, 'GET', KEYS, { key: ws.secretKey, headers: { 'x-account-id': other.accountId } });
+    expectError(res, 403, 'FORBIDDEN');
+    const own = await http(api.baseUrl, 'GET', KEYS, { key: ws.secretKey, headers: { 'x-account-id': ws.accountId } });
+    expect(own.status).toBe(200);
+  });
+
+  it('shows a test key only test data and a live key only live data', async () => {
+    const test = await http<{ data: { environment: string }[] }>(api.baseUrl, 'GET', KEYS, { key: ws.secretKey });
+    expect(test.body.data.map((k) => k.environment)).toEqual(['test', 'test']);
+    const live = await http<{ data: { id: string; environment: string }[] }>(api.baseUrl, 'GET', KEYS, { key: ws.liveSecretKey });
+    expect(live.body.data.map((k) => k.environment)).toEqual(['live', 'live']);
+    // A live key's id is not found through a test key.
+    const liveKeyId = live.body.data[0]!.id;
+    expectError(await http(api.baseUrl, 'DELETE', `${KEYS}/${liveKeyId}`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');
+    expect((await ApiKey.findByPk(liveKeyId))!.revokedAt).toBeNull();
+  });
+
+  it('makes a revocation effective on the very next request, in another API process', async () => {
+    const created = await http<{ data: { id: string; value: string } }>(api.baseUrl, 'POST', KEYS, {
+      key: ws.secretKey,
+      body: { name: 'short-lived', environment: 'test', access: 'secret' },
+    });
+    const second = await ctx.startApi();
+    expect((await http(second.baseUrl, 'GET', KEYS, { key: created.body.data.value })).status).toBe(200);
+    const revoked = await http(api.baseUrl, 'DELETE', `${KEYS}/${created.body.data.id}`, { key: ws.secretKey });
+    expect(revoked.status).toBe(200);
+    expectError(await http(second.baseUrl, 'GET', KEYS, { key: created.body.data.value }), 401, 'INVALID_API_KEY');
+  });
+
+  it('keeps lastUsedAt current without writing it on every request', async () => {
+    const fresh = await ctx.createWorkspace();
+    const row = await ApiKey.findOne({ where: { accountId: fresh.accountId, environment: 'test', access: 'secret' } });
+    expect(row!.lastUsedAt).toBeNull();
+    await http(api.baseUrl, 'GET', KEYS, { key: fresh.secretKey });
+    await new Promise((r) => setTimeout(r, 200));
+    const first = (await row!.reload()).lastUsedAt;
+    expect(first).toBeInstanceOf(Date);
+    await http(api.baseUrl, 'GET', KEYS, { key: fresh.secretKey });
+    await new Promise((r) => setTimeout(r, 200));
+    // Within the minute the stored value is not rewritten.
+    expect((await row!.reload()).lastUsedAt!.getTime()).toBe(first!.getTime());
+  });
+});

@@ -1,0 +1,51 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { createDatabase } from '../db/connection';
+import { startEmbeddedPostgres } from '../db/embedded-postgres';
+import { migrateToLatest } from '../db/migrate';
+import { generateEncryptionKey } from '../lib/crypto-box';
+import { createDevServerEnv } from './helpers/temporal-env';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts what the whole suite shares, once: a real PostgreSQL (migrated), a real Temporal dev server and
+ * one workflow bundle. Test files reach them through the environment variables set here.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = await mkdtemp(path.join(tmpdir(), 'commerce-test-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false });
+  await pg.createDatabase('commerce_test');
+  const databaseUrl = pg.url('commerce_test');
+  const sequelize = createDatabase({ url: databaseUrl });
+  await migrateToLatest(sequelize);
+  await sequelize.close();
+
+  const temporal = await createDevServerEnv();
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../workflows/index.ts'), logger: undefined });
+  const bundlePath = path.join(root, 'workflow-bundle.js');
+  await writeFile(bundlePath, bundle.code);
+
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    ENCRYPTION_KEY: generateEncryptionKey(),
+  });
+  (globalThis as Record<string, unknown>).__COMMERCE_TEST__ = { pg, temporal };
+}

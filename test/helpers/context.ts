@@ -1,0 +1,111 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
+import { createApp } from '../../api/app';
+import { connectTemporal } from '../../api/temporal-client';
+import { createWorkspaceService, type CreatedWorkspace } from '../../api/routes/workspaces/service';
+import { createDatabase } from '../../db/connection';
+import type { Plan } from '../../db/models';
+import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } from '../../lib/config';
+import { createCryptoBox } from '../../lib/crypto-box';
+import { createLogger } from '../../lib/logger';
+
+export interface TestApi {
+  baseUrl: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface TestContext {
+  config: Config;
+  sequelize: Sequelize;
+  temporal: Client;
+  /** Boots another full API instance on an ephemeral port (same database, same Temporal). */
+  startApi(env?: Record<string, string>): Promise<TestApi>;
+  createWorkspace(options?: { plan?: Plan; slug?: string | null }): Promise<CreatedWorkspace>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** Real PostgreSQL and Temporal from globalSetup; one context per test file. */
+export async function createTestContext(): Promise<TestContext> {
+  const config = loadConfig({ ...process.env, PORT: '0' });
+  const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: 5 });
+  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+  const workspaces = createWorkspaceService(sequelize);
+  const apis: TestApi[] = [];
+
+  return {
+    config,
+    sequelize,
+    temporal,
+    async startApi(env = {}) {
+      const appConfig = loadConfig({ ...process.env, PORT: '0', ...env });
+      const app = createApp({
+        config: appConfig,
+        sequelize,
+        temporal,
+        logger: createLogger(appConfig.LOG_LEVEL, 'api-test'),
+        box: createCryptoBox(requireEncryptionKey(appConfig)),
+      });
+      const server = await new Promise<Server>((resolve) => {
+        const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      });
+      const api: TestApi = {
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        server,
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      };
+      apis.push(api);
+      return api;
+    },
+    createWorkspace({ plan, slug } = {}) {
+      counter += 1;
+      const unique = `t${Date.now().toString(36)}${process.pid.toString(36)}${counter}`;
+      return workspaces.create({ name: `Workspace ${unique}`, slug: slug === undefined ? unique : slug, plan });
+    },
+    async close() {
+      await Promise.all(apis.map((a) => a.close()));
+      await temporal.connection.close();
+      await sequelize.close();
+    },
+  };
+}
+
+export interface HttpResult<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A real HTTP call over a real socket. */
+export async function http<T = Record<string, unknown>>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // non-JSON bodies (docs page) stay as text
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}

@@ -1,0 +1,22 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** A prebuilt bundle (tests build one per run); otherwise workflows/ is bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/** The worker that runs every workflow in workflows/ and every activity in activities/. */
+export function createWorker({ connection, namespace, taskQueue, deps, workflowBundle }: WorkerSetup): Promise<Worker> {
+  return Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    activities: createActivities(deps),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+  });
+}

@@ -1,0 +1,2 @@
+// The only workflowsPath entry: one file per workflow, re-exported here.
+export { maintenancePurge } from './maintenance-purge';
