@@ -1,6 +1,7 @@
 import { ApiKey } from '../../db/models';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
+import { expectError } from '../helpers/expect';
 
 let ctx: TestContext;
 let api: TestApi;
@@ -14,15 +15,6 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const KEYS = '/api/v1/account/api-keys';
-
-function expectError(res: { status: number; body: Record<string, unknown>; headers: Headers }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.data).toBeNull();
-  expect((res.body.error as { code: string }).code).toBe(code);
-  const meta = res.body.meta as { requestId: string };
-  expect(meta.requestId).toMatch(/^req_[0-9A-Z]{26}$/);
-  expect(res.headers.get('x-request-id')).toBe(meta.requestId);
-}
 
 describe('authentication', () => {
   it('accepts a secret test key with the Bearer scheme', async () => {

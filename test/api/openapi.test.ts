@@ -1,0 +1,33 @@
+import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+
+let ctx: TestContext;
+let api: TestApi;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  api = await ctx.startApi();
+});
+afterAll(() => ctx.close());
+
+describe('OpenAPI', () => {
+  it('serves a 3.1 document generated from the validating schemas', async () => {
+    const res = await http<{ openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>>; components: { schemas: Record<string, { properties?: Record<string, unknown>; additionalProperties?: unknown }> } }>(
+      api.baseUrl,
+      'GET',
+      '/api/openapi.json',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/account/api-keys', '/v1/account/api-keys/{id}', '/v1/modules']);
+    expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
+    const create = res.body.components.schemas.CreateApiKeyBody!;
+    expect(Object.keys(create.properties!).sort()).toEqual(['access', 'environment', 'name']);
+    expect(create.additionalProperties).toBe(false);
+  });
+
+  it('serves an interactive reference page at /api/docs', async () => {
+    const res = await http(api.baseUrl, 'GET', '/api/docs/');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('swagger-ui');
+  });
+});

@@ -1,0 +1,33 @@
+import { createTestContext, http, type TestContext } from '../helpers/context';
+import { expectError } from '../helpers/expect';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+describe('per-workspace rate limit', () => {
+  it('is one limit shared by two API instances, answered 429 RATE_LIMITED with Retry-After', async () => {
+    const env = { RATE_LIMIT_PER_MINUTE: '10' };
+    const [a, b] = [await ctx.startApi(env), await ctx.startApi(env)];
+    const ws = await ctx.createWorkspace();
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      statuses.push((await http((i % 2 ? b : a).baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey })).status);
+    }
+    expect(statuses).toEqual(Array(10).fill(200));
+    const limited = await http(b.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });
+    expectError(limited, 429, 'RATE_LIMITED');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await http(a.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey })).status).toBe(429);
+
+    // Another workspace, and the same workspace's live environment, have their own budgets.
+    const other = await ctx.createWorkspace();
+    expect((await http(a.baseUrl, 'GET', '/api/v1/modules', { key: other.secretKey })).status).toBe(200);
+    expect((await http(a.baseUrl, 'GET', '/api/v1/modules', { key: ws.liveSecretKey })).status).toBe(200);
+  });
+});

@@ -1,0 +1,52 @@
+import { ConfigError, loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './.data', TEMPORAL_NAMESPACE: 'default', PUBLIC_BASE_URL: 'http://localhost:3000', WEBHOOK_ALLOW_PRIVATE_URLS: false });
+    expect(config.FILE_STORAGE_DIR).toBe('.data/files');
+    expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000]);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['TEMPORAL_ADDRESS', 'localhost'],
+    ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['SMTP_URL', 'mail.example.com'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1m,5 minutes'],
+    ['ENCRYPTION_KEY', 'too-short'],
+    ['LOG_LEVEL', 'loud'],
+  ])('names %s when it is %j', (name, value) => {
+    const found = problems({ [name]: value });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(problems({ PORT: 'x', LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+  });
+
+  it('parses the retry schedule units', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '2s,3m,1h,1d' }).WEBHOOK_RETRY_SCHEDULE).toEqual([2_000, 180_000, 3_600_000, 86_400_000]);
+    expect(() => parseDuration('5w')).toThrow('5w');
+  });
+
+  it('requires DATABASE_URL and ENCRYPTION_KEY where a process cannot run without them', () => {
+    const config = loadConfig({});
+    expect(() => requireDatabaseUrl(config)).toThrow(/DATABASE_URL/);
+    expect(() => requireEncryptionKey(config)).toThrow(/ENCRYPTION_KEY/);
+  });
+});
