@@ -1,7 +1,7 @@
-import type { Sequelize } from 'sequelize';
-import { Account, ApiKey } from '../../../db/models';
+import type { Sequelize, Transaction } from 'sequelize';
+import { Account, ApiKey, type Environment, type KeyAccess } from '../../../db/models';
 import { findPage } from '../../../db/pagination';
-import { audit } from '../../../db/outbox';
+import { audit, type Tenant } from '../../../db/outbox';
 import { hashKey, hashesEqual, mintKey } from '../../../lib/api-key-secrets';
 import { newId } from '../../../lib/ids';
 import type { AuthContext } from '../../auth-context';
@@ -23,6 +23,46 @@ export function toApiKeyDto(key: ApiKey) {
     lastUsedAt: key.lastUsedAt ? key.lastUsedAt.toISOString() : null,
     revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
   };
+}
+
+export interface KeyToIssue {
+  name: string;
+  environment: Environment;
+  access: KeyAccess;
+}
+
+/**
+ * Mints a key, stores its hash and writes the `api_key.created` audit entry, inside the caller's
+ * transaction. The API, the workspace bootstrap and the CLI all issue keys through here.
+ */
+export async function issueKey(
+  transaction: Transaction,
+  tenant: Pick<Tenant, 'accountId'>,
+  input: KeyToIssue,
+  actor: { apiKeyId: string | null; source: 'api' | 'workspace_bootstrap' | 'cli' },
+): Promise<{ key: ApiKey; value: string }> {
+  const minted = mintKey(input.environment, input.access);
+  const key = await ApiKey.create(
+    {
+      id: newId('key'),
+      accountId: tenant.accountId,
+      environment: input.environment,
+      access: input.access,
+      name: input.name,
+      prefix: minted.prefix,
+      last4: minted.last4,
+      keyHash: minted.hash,
+    },
+    { transaction },
+  );
+  await audit(transaction, { accountId: tenant.accountId, environment: input.environment }, {
+    action: 'api_key.created',
+    actorApiKeyId: actor.apiKeyId,
+    targetType: 'api_key',
+    targetId: key.id,
+    data: { name: key.name, environment: key.environment, access: key.access, source: actor.source },
+  });
+  return { key, value: minted.value };
 }
 
 export function createApiKeyService(sequelize: Sequelize) {
@@ -62,31 +102,10 @@ export function createApiKeyService(sequelize: Sequelize) {
       if (input.environment !== auth.environment) {
         throw forbidden(`A ${auth.environment} key can only create ${auth.environment} keys`);
       }
-      const minted = mintKey(input.environment, input.access);
-      const key = await sequelize.transaction(async (transaction) => {
-        const row = await ApiKey.create(
-          {
-            id: newId('key'),
-            accountId: auth.accountId,
-            environment: input.environment,
-            access: input.access,
-            name: input.name,
-            prefix: minted.prefix,
-            last4: minted.last4,
-            keyHash: minted.hash,
-          },
-          { transaction },
-        );
-        await audit(transaction, auth, {
-          action: 'api_key.created',
-          actorApiKeyId: auth.apiKeyId,
-          targetType: 'api_key',
-          targetId: row.id,
-          data: { name: row.name, environment: row.environment, access: row.access },
-        });
-        return row;
-      });
-      return { ...toApiKeyDto(key), value: minted.value };
+      const { key, value } = await sequelize.transaction((transaction) =>
+        issueKey(transaction, auth, input, { apiKeyId: auth.apiKeyId, source: 'api' }),
+      );
+      return { ...toApiKeyDto(key), value };
     },
 
     async revoke(auth: AuthContext, id: string) {

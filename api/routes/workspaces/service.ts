@@ -1,8 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { UniqueConstraintError } from 'sequelize';
-import { Account, ApiKey, type Environment, type KeyAccess, type Plan } from '../../../db/models';
-import { audit } from '../../../db/outbox';
-import { mintKey } from '../../../lib/api-key-secrets';
+import { Account, type Environment, type KeyAccess, type Plan } from '../../../db/models';
+import { issueKey } from '../api-keys/service';
 import { newId } from '../../../lib/ids';
 import { ApiError, validationError } from '../../errors';
 
@@ -18,19 +17,8 @@ export interface CreatedWorkspace {
 export const SLUG_PATTERN = /^[a-z0-9-]{2,80}$/;
 
 async function insertKey(tx: Transaction, accountId: string, environment: Environment, access: KeyAccess, name: string) {
-  const minted = mintKey(environment, access);
-  const row = await ApiKey.create(
-    { id: newId('key'), accountId, environment, access, name, prefix: minted.prefix, last4: minted.last4, keyHash: minted.hash },
-    { transaction: tx },
-  );
-  await audit(tx, { accountId, environment }, {
-    action: 'api_key.created',
-    actorApiKeyId: null,
-    targetType: 'api_key',
-    targetId: row.id,
-    data: { name, environment, access, source: 'workspace_bootstrap' },
-  });
-  return minted.value;
+  const { value } = await issueKey(tx, { accountId }, { name, environment, access }, { apiKeyId: null, source: 'workspace_bootstrap' });
+  return value;
 }
 
 export function createWorkspaceService(sequelize: Sequelize) {

@@ -1,0 +1,199 @@
+/**
+ * Operator CLI: `npm run cli -- <group> <action> [options]`.
+ *
+ * Every command prints exactly one JSON object on stdout (so scripts can pipe it into `jq`); messages go
+ * to stderr. Exit codes: 0 done, 1 refused or failed (validation by the service, unknown workspace,
+ * configuration, database), 2 bad or missing arguments.
+ *
+ * Database: DATABASE_URL, or else the embedded PostgreSQL of a running `npm start` with the same
+ * DATA_DIR (read from $DATA_DIR/stack.json). Migrations run first, so a fresh database works.
+ */
+import { parseArgs } from 'node:util';
+import type { Sequelize } from 'sequelize';
+import { ApiError } from '../api/errors';
+import { issueKey, toApiKeyDto } from '../api/routes/api-keys/service';
+import { createModuleService } from '../api/routes/modules/service';
+import { createWorkspaceService } from '../api/routes/workspaces/service';
+import { createDatabase } from '../db/connection';
+import { migrateToLatest } from '../db/migrate';
+import { Account, type Environment, type KeyAccess, type Plan } from '../db/models';
+import { PLANS } from '../db/models/account';
+import { ConfigError, loadConfig } from '../lib/config';
+import { resolveLocalDatabaseUrl } from './lib/local-stack';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  workspace create --name <name> [--slug <slug>] [--plan free|starter|pro]
+      Creates a workspace and its four starting keys; prints
+      {"accountId","slug","secretKey","publishableKey","liveSecretKey","livePublishableKey"}.
+  keys create --account <acc_…> --name <name> --environment test|live --access secret|publishable
+      Mints an API key; prints its metadata and its value (shown once).
+  modules set --account <acc_…> --module fulfillment|payment --enabled true|false
+      Switches a module; prints {"fulfillment":bool,"payment":bool}.
+
+Database: DATABASE_URL, or the embedded PostgreSQL of a running \`npm start\` (same DATA_DIR).
+Exit codes: 0 done, 1 refused or failed, 2 bad arguments.`;
+
+/** Bad or missing arguments: exit code 2. */
+class UsageError extends Error {}
+
+type StringOptions = Record<string, { type: 'string' }>;
+
+interface Command<T> {
+  options: StringOptions;
+  /** Turns the parsed flags into the command's input; throws UsageError for bad values. */
+  parse(values: Record<string, string | undefined>): T;
+  run(sequelize: Sequelize, input: T): Promise<unknown>;
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name];
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function accountId(values: Record<string, string | undefined>): string {
+  const id = required(values, 'account');
+  if (!/^acc_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`--account must be a workspace id like acc_… (got "${id}")`);
+  return id;
+}
+
+const workspaceCreate: Command<{ name: string; slug?: string; plan: Plan }> = {
+  options: { name: { type: 'string' }, slug: { type: 'string' }, plan: { type: 'string' } },
+  parse: (values) => ({
+    name: required(values, 'name'),
+    slug: values.slug,
+    plan: oneOf(values.plan ?? 'free', 'plan', PLANS),
+  }),
+  run: (sequelize, input) => createWorkspaceService(sequelize).create(input),
+};
+
+const keysCreate: Command<{ accountId: string; name: string; environment: Environment; access: KeyAccess }> = {
+  options: { account: { type: 'string' }, name: { type: 'string' }, environment: { type: 'string' }, access: { type: 'string' } },
+  parse(values) {
+    const name = required(values, 'name').trim();
+    if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+    return {
+      accountId: accountId(values),
+      name,
+      environment: oneOf(required(values, 'environment'), 'environment', ['test', 'live'] as const),
+      access: oneOf(required(values, 'access'), 'access', ['secret', 'publishable'] as const),
+    };
+  },
+  async run(sequelize, input) {
+    const { key, value } = await sequelize.transaction(async (transaction) => {
+      const account = await Account.findByPk(input.accountId, { transaction });
+      if (!account) throw new ApiError('RESOURCE_NOT_FOUND', `Workspace ${input.accountId} not found`);
+      return issueKey(transaction, { accountId: account.id }, { name: input.name, environment: input.environment, access: input.access }, { apiKeyId: null, source: 'cli' });
+    });
+    return { ...toApiKeyDto(key), value };
+  },
+};
+
+const modulesSet: Command<{ accountId: string; module: 'fulfillment' | 'payment'; enabled: boolean }> = {
+  options: { account: { type: 'string' }, module: { type: 'string' }, enabled: { type: 'string' } },
+  parse: (values) => ({
+    accountId: accountId(values),
+    module: oneOf(required(values, 'module'), 'module', ['fulfillment', 'payment'] as const),
+    enabled: oneOf(required(values, 'enabled'), 'enabled', ['true', 'false'] as const) === 'true',
+  }),
+  run: (_sequelize, input) => createModuleService().set(input.accountId, { module: input.module, enabled: input.enabled }),
+};
+
+// Command's methods are bivariant in their input, so each command keeps its own input type here.
+const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
+  workspace: { create: workspaceCreate },
+  keys: { create: keysCreate },
+  modules: { set: modulesSet },
+};
+
+function isParseArgsError(err: unknown): err is Error {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+/** Parses argv into a command and its input without touching the database. */
+function parseCommand(argv: string[]): { command: Command<unknown>; input: unknown } | 'help' {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return 'help';
+  const [group, action, ...rest] = argv;
+  const actions = COMMANDS[group ?? ''];
+  if (!actions) throw new UsageError(`unknown command "${group}"; expected one of ${Object.keys(COMMANDS).join(', ')}`);
+  const command = actions[action ?? ''];
+  if (!command) {
+    const expected = Object.keys(actions).map((a) => `"${group} ${a}"`).join(', ');
+    throw new UsageError(action ? `unknown command "${group} ${action}"; expected ${expected}` : `missing action; expected ${expected}`);
+  }
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }) as {
+      values: Record<string, string | undefined>;
+    });
+  } catch (err) {
+    if (isParseArgsError(err)) throw new UsageError(err.message);
+    throw err;
+  }
+  return { command, input: command.parse(values) };
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof ApiError) {
+    const details = Array.isArray(err.details) && err.details.length > 0
+      ? ` (${err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')})`
+      : '';
+    return `${err.message}${details} [${err.code}]`;
+  }
+  if (err instanceof Error && err.name.startsWith('Sequelize') && err.name.includes('Connection')) {
+    return `cannot reach the database: ${err.message}`;
+  }
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  let sequelize: Sequelize | undefined;
+  try {
+    const config = loadConfig();
+    sequelize = createDatabase({ url: resolveLocalDatabaseUrl(config), poolMax: 2 });
+    await migrateToLatest(sequelize);
+    const result = await parsed.command.run(sequelize, parsed.input);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `error: ${describeError(err)}\n`);
+    return 1;
+  } finally {
+    await sequelize?.close().catch(() => undefined);
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`error: ${describeError(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

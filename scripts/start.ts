@@ -1,0 +1,474 @@
+/**
+ * `npm start`: the whole stack on one machine with embedded defaults.
+ *
+ *   - DATA_DIR (default ./.data) holds everything that must survive a restart: the embedded PostgreSQL
+ *     cluster, the Temporal dev server's sqlite database, uploaded files, the generated encryption key
+ *     and the demo workspace's keys;
+ *   - PostgreSQL: DATABASE_URL, or an embedded server on 127.0.0.1:$EMBEDDED_POSTGRES_PORT (5433);
+ *   - Temporal: TEMPORAL_ADDRESS, or the Temporal CLI dev server on 127.0.0.1:$TEMPORAL_DEV_PORT (7233)
+ *     with its Web UI on $TEMPORAL_UI_PORT (8233);
+ *   - migrations, a demo workspace, then the API (api/main.ts) and a worker (worker/main.ts) as child
+ *     processes, their output prefixed with [api] / [worker].
+ *
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the children, then Temporal, then PostgreSQL. A child that
+ * dies on its own stops the whole stack with exit code 1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Sequelize } from 'sequelize';
+import { createWorkspaceService, type CreatedWorkspace } from '../api/routes/workspaces/service';
+import { createDatabase } from '../db/connection';
+import type { EmbeddedDatabase } from '../db/embedded-postgres';
+import { migrateToLatest } from '../db/migrate';
+import { Account, ApiKey } from '../db/models';
+import { hashKey } from '../lib/api-key-secrets';
+import { ConfigError, loadConfig, type Config } from '../lib/config';
+import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
+import { ACCOUNT_ID } from '../workflows/messages';
+import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
+import { temporalCliExecutable } from './lib/temporal-binaries';
+
+const ROOT = path.resolve(__dirname, '..');
+const DATABASE_NAME = 'commerce';
+const DEMO_SLUG = 'demo';
+const DEMO_NAME = 'Demo Store';
+const API_READY_TIMEOUT_MS = 90_000;
+// The worker bundles workflows/ with webpack before it polls; a cold machine needs a while.
+const WORKER_READY_TIMEOUT_MS = 180_000;
+const CHILD_STOP_TIMEOUT_MS = 15_000;
+const TEARDOWN_STEP_TIMEOUT_MS = 20_000;
+
+const log = (message: string) => process.stderr.write(`[start] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------------
+// Stop requests: a signal or a child's death. Start-up checks `stopRequested` between steps.
+
+let stopRequested: { code: number; reason: string } | null = null;
+let wakeMain: () => void = () => undefined;
+const stopped = new Promise<void>((resolve) => {
+  wakeMain = resolve;
+});
+const children: { name: string; process: ChildProcess; exited: Promise<void> }[] = [];
+
+function requestStop(code: number, reason: string): void {
+  if (stopRequested) return;
+  stopRequested = { code, reason };
+  log(`${reason}; stopping…`);
+  wakeMain();
+}
+
+let firstSignalAt = 0;
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (!stopRequested) {
+    firstSignalAt = Date.now();
+    return requestStop(0, `received ${signal}`);
+  }
+  // A terminal's Ctrl-C reaches this process twice (directly, and relayed by the tsx wrapper of `npm start`);
+  // only a signal a while after the first is a user pressing Ctrl-C again to stop waiting.
+  if (Date.now() - firstSignalAt < 2_000) return;
+  log(`received ${signal} again; killing the api and worker now`);
+  for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Settings that only `npm start` reads (the rest comes from lib/config.ts).
+
+interface StartSettings {
+  postgresPort: number;
+  temporalPort: number;
+  temporalUiPort: number;
+}
+
+function readStartSettings(env: NodeJS.ProcessEnv): StartSettings {
+  const problems: string[] = [];
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1 || value > 65535) problems.push(`${name}: must be a port number from 1 to 65535`);
+    return value;
+  };
+  const settings = {
+    postgresPort: port('EMBEDDED_POSTGRES_PORT', 5433),
+    temporalPort: port('TEMPORAL_DEV_PORT', 7233),
+    temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
+}
+
+/** Fails early with a clear message instead of a server's own bind error deep in its log. */
+async function assertPortsFree(ports: { port: number; variable: string; what: string }[]): Promise<void> {
+  const busy: string[] = [];
+  for (const { port, variable, what } of ports) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (!free) busy.push(`${variable}: port ${port} (${what}) is already in use; stop what uses it or set ${variable} to another port`);
+  }
+  if (busy.length > 0) throw new ConfigError(busy);
+}
+
+/** ENCRYPTION_KEY from the environment, else $DATA_DIR/encryption.key (generated on first run). */
+function loadOrCreateEncryptionKey(dataDir: string): string {
+  const fromEnv = process.env.ENCRYPTION_KEY;
+  if (fromEnv) return fromEnv; // already validated by loadConfig
+  const file = path.join(dataDir, 'encryption.key');
+  try {
+    fs.writeFileSync(file, `${generateEncryptionKey()}\n`, { mode: 0o600, flag: 'wx' });
+    log(`generated an encryption key in ${file} (keep it: stored secrets cannot be read without it)`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const key = fs.readFileSync(file, 'utf8').trim();
+  try {
+    parseEncryptionKey(key);
+  } catch (err) {
+    throw new ConfigError([`ENCRYPTION_KEY: ${file} ${(err as Error).message}`]);
+  }
+  return key;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000}s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------------
+// The demo workspace.
+
+/**
+ * The demo workspace's four keys are kept in $DATA_DIR/demo-workspace.json (mode 0600) so that every
+ * `npm start` can print them again: the database stores only hashes, and a local demo that forgets its
+ * keys after the first run is no demo. They are keys of a local, throwaway workspace; real workspaces'
+ * keys are shown once and never written anywhere.
+ */
+type DemoWorkspace = { kind: 'keys'; workspace: CreatedWorkspace; created: boolean } | { kind: 'no-keys'; accountId: string; reason: string };
+
+async function ensureDemoWorkspace(sequelize: Sequelize, dataDir: string): Promise<DemoWorkspace> {
+  const file = path.join(dataDir, 'demo-workspace.json');
+  let stored: CreatedWorkspace | null = null;
+  try {
+    stored = JSON.parse(fs.readFileSync(file, 'utf8')) as CreatedWorkspace;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`ignoring unreadable ${file}: ${(err as Error).message}`);
+  }
+  if (stored?.accountId && (await Account.findByPk(stored.accountId))) {
+    const key = await ApiKey.findOne({ where: { keyHash: hashKey(stored.secretKey) } });
+    if (key && !key.revokedAt) return { kind: 'keys', workspace: stored, created: false };
+    return { kind: 'no-keys', accountId: stored.accountId, reason: `the demo test secret key kept in ${file} has been revoked` };
+  }
+  const existing = await Account.findOne({ where: { slug: DEMO_SLUG } });
+  if (existing) {
+    return { kind: 'no-keys', accountId: existing.id, reason: `the demo workspace's keys were printed when it was created (${file} is missing)` };
+  }
+  const workspace = await createWorkspaceService(sequelize).create({ name: DEMO_NAME, slug: DEMO_SLUG, plan: 'pro' });
+  fs.writeFileSync(file, `${JSON.stringify(workspace, null, 2)}\n`, { mode: 0o600 });
+  return { kind: 'keys', workspace, created: true };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Children.
+
+function pipeWithPrefix(from: Readable | null, to: Writable, prefix: string): void {
+  if (!from) return;
+  readline.createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${prefix}${line}\n`));
+}
+
+function spawnChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, tsxNodeArgs(path.join(ROOT, entry)), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  pipeWithPrefix(child.stdout, process.stdout, `[${name}] `);
+  pipeWithPrefix(child.stderr, process.stderr, `[${name}] `);
+  const exited = new Promise<void>((resolve) => {
+    // 'close' rather than 'exit': it comes after the last line of the child's output has been read.
+    child.once('close', (code, signal) => {
+      resolve();
+      if (stopRequested) return;
+      // On a terminal's Ctrl-C the child gets SIGINT too and may exit a moment before our own handler
+      // has run; give the signal that moment before calling the exit unexpected.
+      setTimeout(() => requestStop(1, `${name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`})`), 300);
+    });
+  });
+  child.once('error', (err) => requestStop(1, `${name} could not be started: ${err.message}`));
+  children.push({ name, process: child, exited });
+  return child;
+}
+
+async function stopChildren(): Promise<void> {
+  await Promise.all(
+    children.map(async ({ name, process: child, exited }) => {
+      let timer: NodeJS.Timeout | undefined;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        timer = setTimeout(() => {
+          log(`${name} did not stop within ${CHILD_STOP_TIMEOUT_MS / 1000}s; killing it`);
+          child.kill('SIGKILL');
+        }, CHILD_STOP_TIMEOUT_MS);
+      }
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+/** Waits until `check` answers true; false when a stop was requested or the time ran out. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!stopRequested && Date.now() < deadline) {
+    if (await check().catch(() => false)) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+async function apiIsReady(port: number): Promise<boolean> {
+  const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3_000) });
+  await response.arrayBuffer();
+  return response.status === 200;
+}
+
+/** True once the worker process (identity `<pid>@host`) polls the workflow task queue. */
+async function workerIsPolling(connection: Connection, config: Config, pid: number): Promise<boolean> {
+  const response = await connection.workflowService.describeTaskQueue({
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: { name: config.TEMPORAL_TASK_QUEUE, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (response.pollers ?? []).some((p) => p.identity?.startsWith(`${pid}@`));
+}
+
+function redactPassword(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+):[^@]*@/, '$1:***@');
+}
+
+function printBanner(lines: { apiBase: string; temporalUi: string | null; temporalAddress: string; databaseUrl: string; dataDir: string; demo: DemoWorkspace }): void {
+  const { apiBase, demo } = lines;
+  const rule = '─'.repeat(78);
+  const out: string[] = [
+    '',
+    rule,
+    '  Commerce stack is up. Ctrl-C stops everything.',
+    '',
+    `  API            ${apiBase}/api`,
+    `  API docs       ${apiBase}/api/docs   (OpenAPI JSON: ${apiBase}/api/openapi.json)`,
+    `  Temporal UI    ${lines.temporalUi ?? `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
+    `  Temporal       ${lines.temporalAddress}`,
+    `  PostgreSQL     ${redactPassword(lines.databaseUrl)}`,
+    `  Data dir       ${lines.dataDir}`,
+    '',
+  ];
+  let exampleKey = 'sk_test_…';
+  if (demo.kind === 'keys') {
+    exampleKey = demo.workspace.secretKey;
+    out.push(
+      `  Demo workspace "${DEMO_NAME}" (${demo.workspace.accountId}, slug ${DEMO_SLUG})${demo.created ? ', created now' : ''}; test keys:`,
+      `    secret       ${demo.workspace.secretKey}`,
+      `    publishable  ${demo.workspace.publishableKey}`,
+      `    (live keys: ${path.join(lines.dataDir, 'demo-workspace.json')})`,
+    );
+  } else {
+    out.push(
+      `  Demo workspace ${demo.accountId}: ${demo.reason}.`,
+      '  Mint a new test secret key with:',
+      `    npm run cli -- keys create --account ${demo.accountId} --name "Local" --environment test --access secret`,
+    );
+  }
+  out.push(
+    '',
+    '  Try:',
+    `    curl -H "Authorization: Bearer ${exampleKey}" ${apiBase}/api/v1/account/api-keys`,
+    '    npm run cli -- workspace create --name "Acme" --slug acme',
+    rule,
+    '',
+  );
+  process.stdout.write(out.join('\n'));
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+  const config = loadConfig();
+  const settings = readStartSettings(process.env);
+  if (config.PORT === 0) throw new ConfigError(['PORT: `npm start` needs a fixed port, not 0']);
+  const dataDir = path.resolve(config.DATA_DIR);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const fileStorageDir = path.resolve(config.FILE_STORAGE_DIR);
+  fs.mkdirSync(fileStorageDir, { recursive: true });
+
+  const previous = readStackState(dataDir);
+  if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
+    throw new ConfigError([`DATA_DIR: ${dataDir} is already in use by \`npm start\` (pid ${previous.pid}); stop it first or use another DATA_DIR`]);
+  }
+
+  const embedPostgres = !config.DATABASE_URL;
+  const embedTemporal = !process.env.TEMPORAL_ADDRESS; // loadConfig fills in a default, so ask the environment
+  await assertPortsFree([
+    { port: config.PORT, variable: 'PORT', what: 'API' },
+    ...(embedPostgres ? [{ port: settings.postgresPort, variable: 'EMBEDDED_POSTGRES_PORT', what: 'embedded PostgreSQL' }] : []),
+    ...(embedTemporal
+      ? [
+          { port: settings.temporalPort, variable: 'TEMPORAL_DEV_PORT', what: 'Temporal dev server' },
+          { port: settings.temporalUiPort, variable: 'TEMPORAL_UI_PORT', what: 'Temporal Web UI' },
+        ]
+      : []),
+  ]);
+  const encryptionKey = loadOrCreateEncryptionKey(dataDir);
+
+  let postgres: EmbeddedDatabase | undefined;
+  let temporalEnv: TestWorkflowEnvironment | undefined;
+  let connection: Connection | undefined;
+  try {
+    // PostgreSQL.
+    let databaseUrl = config.DATABASE_URL ?? '';
+    if (embedPostgres) {
+      // embedded-postgres registers SIGINT/SIGTERM/SIGHUP hooks (async-exit-hook) that stop the server and
+      // exit at once; this script stops it itself, after the children. Loaded here so they can be told apart.
+      const emitter: NodeJS.EventEmitter = process;
+      const hooked = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'];
+      const before = hooked.map((event) => emitter.listeners(event));
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- must load after the snapshot above
+      const { startEmbeddedPostgres } = require('../db/embedded-postgres') as typeof import('../db/embedded-postgres');
+      hooked.forEach((event, i) => {
+        for (const listener of emitter.listeners(event)) {
+          if (!before[i]?.includes(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+        }
+      });
+      const pgLog = fs.createWriteStream(path.join(dataDir, 'postgres.log'), { flags: 'a' });
+      log(`starting PostgreSQL on 127.0.0.1:${settings.postgresPort} (data: ${path.join(dataDir, 'postgres')}, log: ${path.join(dataDir, 'postgres.log')})`);
+      postgres = await startEmbeddedPostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        port: settings.postgresPort,
+        persistent: true,
+        onLog: (line) => pgLog.write(line.endsWith('\n') ? line : `${line}\n`),
+      });
+      await postgres.createDatabase(DATABASE_NAME);
+      databaseUrl = postgres.url(DATABASE_NAME);
+    }
+    if (stopRequested) return 0;
+
+    // Temporal.
+    let temporalAddress = config.TEMPORAL_ADDRESS;
+    let temporalUi: string | null = null;
+    if (embedTemporal) {
+      log(`starting the Temporal dev server on 127.0.0.1:${settings.temporalPort}, Web UI on ${settings.temporalUiPort} (db: ${path.join(dataDir, 'temporal.db')})`);
+      temporalEnv = await TestWorkflowEnvironment.createLocal({
+        server: {
+          executable: temporalCliExecutable(),
+          ip: '127.0.0.1',
+          port: settings.temporalPort,
+          ui: true,
+          uiPort: settings.temporalUiPort,
+          dbFilename: path.join(dataDir, 'temporal.db'),
+          namespace: config.TEMPORAL_NAMESPACE,
+          // Registering an attribute the sqlite db already has is accepted, so every start may pass it.
+          searchAttributes: [ACCOUNT_ID],
+          log: { format: 'pretty', level: 'error' },
+        },
+      });
+      temporalAddress = temporalEnv.address;
+      temporalUi = `http://localhost:${settings.temporalUiPort}`;
+    }
+    const temporalConnection = await Connection.connect({ address: temporalAddress });
+    connection = temporalConnection;
+    if (stopRequested) return 0;
+
+    // Schema and the demo workspace.
+    const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
+    let demo: DemoWorkspace;
+    try {
+      const applied = await migrateToLatest(sequelize);
+      log(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+      demo = await ensureDemoWorkspace(sequelize, dataDir);
+    } finally {
+      await sequelize.close();
+    }
+    if (stopRequested) return 0;
+
+    const apiBase = `http://localhost:${config.PORT}`;
+    writeStackState(dataDir, {
+      pid: process.pid,
+      databaseUrl,
+      temporalAddress,
+      temporalNamespace: config.TEMPORAL_NAMESPACE,
+      apiBaseUrl: `${apiBase}/api`,
+      temporalUiUrl: temporalUi,
+      startedAt: new Date().toISOString(),
+    });
+
+    // The API and the worker.
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
+      ENCRYPTION_KEY: encryptionKey,
+      PORT: String(config.PORT),
+      PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
+      FILE_STORAGE_DIR: fileStorageDir,
+    };
+    spawnChild('api', 'api/main.ts', childEnv);
+    const worker = spawnChild('worker', 'worker/main.ts', childEnv);
+
+    const ready =
+      (await waitFor(() => apiIsReady(config.PORT), API_READY_TIMEOUT_MS)) &&
+      (await waitFor(() => workerIsPolling(temporalConnection, config, worker.pid ?? -1), WORKER_READY_TIMEOUT_MS));
+    if (stopRequested) return 0;
+    if (!ready) {
+      requestStop(1, 'the API or the worker did not become ready in time (see their output above)');
+      return 0;
+    }
+    connection = undefined;
+    await temporalConnection.close().catch(() => undefined);
+
+    printBanner({ apiBase, temporalUi, temporalAddress, databaseUrl, dataDir, demo });
+    await stopped;
+    return 0;
+  } finally {
+    await stopChildren();
+    await connection?.close().catch(() => undefined);
+    if (temporalEnv) {
+      await withTimeout(temporalEnv.teardown(), TEARDOWN_STEP_TIMEOUT_MS, 'stopping Temporal').catch((err: unknown) =>
+        log(`stopping Temporal: ${(err as Error).message}`),
+      );
+    }
+    // On a terminal's Ctrl-C PostgreSQL gets SIGINT too and may be gone already (postmaster.pid removed).
+    if (postgres && fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))) {
+      await withTimeout(postgres.stop(), TEARDOWN_STEP_TIMEOUT_MS, 'stopping PostgreSQL').catch((err: unknown) =>
+        log(`stopping PostgreSQL: ${(err as Error).message}`),
+      );
+    }
+    removeStackState(dataDir, process.pid);
+  }
+}
+
+main().then(
+  () => {
+    const code = stopRequested?.code ?? 0;
+    log(code === 0 ? 'stopped' : `stopped (${stopRequested?.reason})`);
+    process.exit(code);
+  },
+  (err: unknown) => {
+    log(err instanceof ConfigError ? err.message : `failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
