@@ -1,5 +1,4 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -7,18 +6,8 @@ import { createDatabase } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { generateEncryptionKey } from '../lib/crypto-box';
+import { freePort } from '../scripts/lib/free-port';
 import { createDevServerEnv } from './helpers/temporal-env';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts what the whole suite shares, once: a real PostgreSQL (migrated), a real Temporal dev server and

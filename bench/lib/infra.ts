@@ -1,0 +1,88 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createWorkspaceService } from '../../api/routes/workspaces/service';
+import { createDatabase } from '../../db/connection';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-postgres';
+import { migrateToLatest } from '../../db/migrate';
+import { ApiKey } from '../../db/models';
+import { mintKey } from '../../lib/api-key-secrets';
+import { generateEncryptionKey } from '../../lib/crypto-box';
+import { newId } from '../../lib/ids';
+import { createDevServerEnv } from '../../test/helpers/temporal-env';
+import { freePort } from '../../scripts/lib/free-port';
+
+/** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
+export const EXTRA_API_KEYS = 20;
+
+export interface BenchInfra {
+  databaseUrl: string;
+  temporalAddress: string;
+  encryptionKey: string;
+  workspace: { accountId: string; secretKey: string };
+  /** Rows the api-keys list returns for the workspace's test environment. */
+  testApiKeyCount: number;
+  stop(): Promise<void>;
+}
+
+/** Its own PostgreSQL (throwaway, migrated, seeded) and its own Temporal dev server. */
+export async function startInfra(log: (line: string) => void, onPostgresLog?: (line: string) => void): Promise<BenchInfra> {
+  const root = await mkdtemp(path.join(tmpdir(), 'commerce-bench-'));
+  const stops: Array<() => Promise<void>> = [() => rm(root, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const fn of stops.splice(0).reverse()) {
+      await fn().catch((err: unknown) => log(`cleanup step failed: ${String(err)}`));
+    }
+  };
+
+  try {
+    log('starting embedded PostgreSQL');
+    const pg: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false, onLog: onPostgresLog });
+    stops.push(() => pg.stop());
+    await pg.createDatabase('commerce_bench');
+    const databaseUrl = pg.url('commerce_bench');
+
+    const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
+    let workspace: BenchInfra['workspace'];
+    try {
+      await migrateToLatest(sequelize);
+      const created = await createWorkspaceService(sequelize).create({ name: 'Bench workspace', slug: 'bench' });
+      workspace = { accountId: created.accountId, secretKey: created.secretKey };
+      await ApiKey.bulkCreate(
+        Array.from({ length: EXTRA_API_KEYS }, (_, i) => {
+          const minted = mintKey('test', i % 4 === 0 ? 'publishable' : 'secret');
+          return {
+            id: newId('key'),
+            accountId: created.accountId,
+            environment: 'test' as const,
+            access: i % 4 === 0 ? ('publishable' as const) : ('secret' as const),
+            name: `Bench key ${i + 1}`,
+            prefix: minted.prefix,
+            last4: minted.last4,
+            keyHash: minted.hash,
+          };
+        }),
+      );
+      await sequelize.query('ANALYZE');
+    } finally {
+      await sequelize.close();
+    }
+
+    log('starting Temporal dev server');
+    const temporal: TestWorkflowEnvironment = await createDevServerEnv();
+    stops.push(() => temporal.teardown());
+
+    return {
+      databaseUrl,
+      temporalAddress: temporal.address,
+      encryptionKey: generateEncryptionKey(),
+      workspace,
+      testApiKeyCount: 2 + EXTRA_API_KEYS,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

