@@ -12,5 +12,4 @@ export type { Environment } from './common';
 
 export function initModels(sequelize: Sequelize): void {
   for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey]) model.initModel(sequelize);
-  ApiKey.belongsTo(Account, { as: 'account', foreignKey: 'accountId' });
 }

@@ -1,26 +1,19 @@
 import { AuditLog, ApiKey } from '../../db/models';
-import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { http, useTestApi } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 import { encodeCursor } from '../../api/pagination';
 import { mintKey } from '../../lib/api-key-secrets';
 import { newId } from '../../lib/ids';
 
-let ctx: TestContext;
-let api: TestApi;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  api = await ctx.startApi();
-});
-afterAll(() => ctx.close());
+const t = useTestApi();
 
 const KEYS = '/api/v1/account/api-keys';
 type KeyRow = { id: string; name: string; prefix: string; last4: string; environment: string; access: string; value?: string };
 
 describe('POST /v1/account/api-keys', () => {
   it('returns the value once, stores only its hash and writes an api_key.created audit entry', async () => {
-    const ws = await ctx.createWorkspace();
-    const res = await http<{ data: KeyRow & { createdAt: string } }>(api.baseUrl, 'POST', KEYS, {
+    const ws = await t.ctx.createWorkspace();
+    const res = await http<{ data: KeyRow & { createdAt: string } }>(t.api.baseUrl, 'POST', KEYS, {
       key: ws.secretKey,
       body: { name: 'Deploy bot', environment: 'test', access: 'publishable' },
     });
@@ -31,7 +24,7 @@ describe('POST /v1/account/api-keys', () => {
     expect(key.value).toMatch(/^pk_test_[0-9A-Za-z]{40}$/);
     expect(key.last4).toBe(key.value!.slice(-4));
 
-    const list = await http<{ data: KeyRow[] }>(api.baseUrl, 'GET', KEYS, { key: ws.secretKey });
+    const list = await http<{ data: KeyRow[] }>(t.api.baseUrl, 'GET', KEYS, { key: ws.secretKey });
     const listed = list.body.data.find((k) => k.id === key.id)!;
     expect(listed).toBeDefined();
     expect(listed).not.toHaveProperty('value');
@@ -48,8 +41,8 @@ describe('POST /v1/account/api-keys', () => {
     [{ name: 'x', environment: 'staging', access: 'secret' }, 'environment'],
     [{ name: 'x', environment: 'test', access: 'admin' }, 'access'],
   ])('refuses %j with 400 VALIDATION_ERROR naming %s, writing nothing', async (body, field) => {
-    const ws = await ctx.createWorkspace();
-    const res = await http(api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body });
+    const ws = await t.ctx.createWorkspace();
+    const res = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body });
     expectError(res, 400, 'VALIDATION_ERROR');
     expect(JSON.stringify(res.body.error)).toContain(field);
     expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
@@ -57,8 +50,8 @@ describe('POST /v1/account/api-keys', () => {
   });
 
   it('does not let a test key mint a live key', async () => {
-    const ws = await ctx.createWorkspace();
-    const res = await http(api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body: { name: 'x', environment: 'live', access: 'secret' } });
+    const ws = await t.ctx.createWorkspace();
+    const res = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body: { name: 'x', environment: 'live', access: 'secret' } });
     expectError(res, 403, 'FORBIDDEN');
     expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
   });
@@ -66,24 +59,24 @@ describe('POST /v1/account/api-keys', () => {
 
 describe('DELETE /v1/account/api-keys/:id', () => {
   it('revokes once, audits once, and answers 404 for another workspace’s key', async () => {
-    const ws = await ctx.createWorkspace();
-    const other = await ctx.createWorkspace();
-    const created = await http<{ data: KeyRow }>(api.baseUrl, 'POST', KEYS, {
+    const ws = await t.ctx.createWorkspace();
+    const other = await t.ctx.createWorkspace();
+    const created = await http<{ data: KeyRow }>(t.api.baseUrl, 'POST', KEYS, {
       key: ws.secretKey,
       body: { name: 'temp', environment: 'test', access: 'secret' },
     });
     const id = created.body.data.id;
-    expectError(await http(api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await http(t.api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
     expect((await ApiKey.findByPk(id))!.revokedAt).toBeNull();
 
-    const first = await http<{ data: { revokedAt: string } }>(api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: ws.secretKey });
+    const first = await http<{ data: { revokedAt: string } }>(t.api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: ws.secretKey });
     expect(first.status).toBe(200);
     expect(first.body.data.revokedAt).toEqual(expect.any(String));
-    const again = await http<{ data: { revokedAt: string } }>(api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: ws.secretKey });
+    const again = await http<{ data: { revokedAt: string } }>(t.api.baseUrl, 'DELETE', `${KEYS}/${id}`, { key: ws.secretKey });
     expect(again.body.data.revokedAt).toBe(first.body.data.revokedAt);
     const actions = (await AuditLog.findAll({ where: { targetId: id }, order: [['id', 'ASC']] })).map((e) => e.action);
     expect(actions).toEqual(['api_key.created', 'api_key.revoked']);
-    expectError(await http(api.baseUrl, 'GET', KEYS, { key: created.body.data.value }), 401, 'INVALID_API_KEY');
+    expectError(await http(t.api.baseUrl, 'GET', KEYS, { key: created.body.data.value }), 401, 'INVALID_API_KEY');
   });
 });
 
@@ -98,7 +91,7 @@ describe('pagination', () => {
   }
 
   it('walks 250 rows newest first with no gap or repeat while rows are inserted between pages', async () => {
-    const ws = await ctx.createWorkspace();
+    const ws = await t.ctx.createWorkspace();
     await insertKeys(ws.accountId, 248); // plus the workspace's two test keys = 250
     const expected = (await ApiKey.findAll({ where: { accountId: ws.accountId, environment: 'test' }, order: [['id', 'DESC']] })).map((k) => k.id);
     expect(expected).toHaveLength(250);
@@ -108,7 +101,7 @@ describe('pagination', () => {
     let pages = 0;
     do {
       const query: string = cursor ? `?limit=100&cursor=${cursor}` : '?limit=100';
-      const res = await http<{ data: KeyRow[]; meta: { page: { nextCursor: string | null } } }>(api.baseUrl, 'GET', `${KEYS}${query}`, { key: ws.secretKey });
+      const res = await http<{ data: KeyRow[]; meta: { page: { nextCursor: string | null } } }>(t.api.baseUrl, 'GET', `${KEYS}${query}`, { key: ws.secretKey });
       expect(res.status).toBe(200);
       seen.push(...res.body.data.map((k) => k.id));
       cursor = res.body.meta.page.nextCursor;
@@ -120,10 +113,10 @@ describe('pagination', () => {
   });
 
   it('defaults to 50 and clamps limit to [1, 100]', async () => {
-    const ws = await ctx.createWorkspace();
+    const ws = await t.ctx.createWorkspace();
     await insertKeys(ws.accountId, 120);
     const page = async (q: string) =>
-      (await http<{ data: unknown[]; meta: { page: { nextCursor: string | null } } }>(api.baseUrl, 'GET', `${KEYS}${q}`, { key: ws.secretKey })).body;
+      (await http<{ data: unknown[]; meta: { page: { nextCursor: string | null } } }>(t.api.baseUrl, 'GET', `${KEYS}${q}`, { key: ws.secretKey })).body;
     expect((await page('')).data).toHaveLength(50);
     expect((await page('?limit=0')).data).toHaveLength(1);
     expect((await page('?limit=-5')).data).toHaveLength(1);
@@ -134,9 +127,9 @@ describe('pagination', () => {
   });
 
   it('refuses a tampered cursor or a non-integer limit with 400 VALIDATION_ERROR', async () => {
-    const ws = await ctx.createWorkspace();
-    expectError(await http(api.baseUrl, 'GET', `${KEYS}?cursor=not-a-cursor`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
-    expectError(await http(api.baseUrl, 'GET', `${KEYS}?cursor=${encodeCursor('acc_01JD4X7V1QZ8N6Y3K2M5P9R0TS')}`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
-    expectError(await http(api.baseUrl, 'GET', `${KEYS}?limit=ten`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
+    const ws = await t.ctx.createWorkspace();
+    expectError(await http(t.api.baseUrl, 'GET', `${KEYS}?cursor=not-a-cursor`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
+    expectError(await http(t.api.baseUrl, 'GET', `${KEYS}?cursor=${encodeCursor('acc_01JD4X7V1QZ8N6Y3K2M5P9R0TS')}`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
+    expectError(await http(t.api.baseUrl, 'GET', `${KEYS}?limit=ten`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
   });
 });

@@ -42,25 +42,13 @@ describe('the envelope', () => {
 });
 
 describe('transport errors', () => {
-  it('answers malformed JSON with 400 VALIDATION_ERROR and writes nothing', async () => {
+  it.each([
+    ['malformed JSON', '{"name": "x",', 'application/json', 400, 'VALIDATION_ERROR'],
+    ['a non-JSON Content-Type', 'name=x&environment=test&access=secret', 'application/x-www-form-urlencoded', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ])('answers %s with %i %s and writes nothing', async (_case, rawBody, contentType, status, code) => {
     const before = await keyCount();
-    const res = await http(api.baseUrl, 'POST', KEYS, {
-      key: ws.secretKey,
-      rawBody: '{"name": "x",',
-      headers: { 'content-type': 'application/json' },
-    });
-    expectError(res, 400, 'VALIDATION_ERROR');
-    expect(await keyCount()).toBe(before);
-  });
-
-  it('answers a non-JSON Content-Type with 415 UNSUPPORTED_MEDIA_TYPE and writes nothing', async () => {
-    const before = await keyCount();
-    const res = await http(api.baseUrl, 'POST', KEYS, {
-      key: ws.secretKey,
-      rawBody: 'name=x&environment=test&access=secret',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const res = await http(api.baseUrl, 'POST', KEYS, { key: ws.secretKey, rawBody, headers: { 'content-type': contentType } });
+    expectError(res, status, code);
     expect(await keyCount()).toBe(before);
   });
 

@@ -1,28 +1,21 @@
 import { Account } from '../../db/models';
-import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { http, useTestApi } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 
-let ctx: TestContext;
-let api: TestApi;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  api = await ctx.startApi();
-});
-afterAll(() => ctx.close());
+const t = useTestApi();
 
 describe('/v1/modules', () => {
   it('reads and switches modules for the workspace only', async () => {
-    const ws = await ctx.createWorkspace();
-    const other = await ctx.createWorkspace();
-    const on = await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'fulfillment', enabled: true } });
+    const ws = await t.ctx.createWorkspace();
+    const other = await t.ctx.createWorkspace();
+    const on = await http(t.api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'fulfillment', enabled: true } });
     expect(on.status).toBe(200);
     expect(on.body.data).toEqual({ fulfillment: true, payment: false });
-    const read = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.liveSecretKey });
+    const read = await http(t.api.baseUrl, 'GET', '/api/v1/modules', { key: ws.liveSecretKey });
     expect(read.body.data).toEqual({ fulfillment: true, payment: false });
-    const untouched = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: other.secretKey });
+    const untouched = await http(t.api.baseUrl, 'GET', '/api/v1/modules', { key: other.secretKey });
     expect(untouched.body.data).toEqual({ fulfillment: false, payment: false });
-    const off = await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'fulfillment', enabled: false } });
+    const off = await http(t.api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'fulfillment', enabled: false } });
     expect(off.body.data).toEqual({ fulfillment: false, payment: false });
   });
 
@@ -32,15 +25,15 @@ describe('/v1/modules', () => {
     [{ module: 'payment' }],
     [{ module: 'payment', enabled: true, extra: 1 }],
   ])('refuses %j with 400 VALIDATION_ERROR and changes nothing', async (body) => {
-    const ws = await ctx.createWorkspace();
-    expectError(await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body }), 400, 'VALIDATION_ERROR');
+    const ws = await t.ctx.createWorkspace();
+    expectError(await http(t.api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body }), 400, 'VALIDATION_ERROR');
     const account = await Account.findByPk(ws.accountId);
     expect([account!.fulfillmentEnabled, account!.paymentEnabled]).toEqual([false, false]);
   });
 
   it('refuses a publishable key', async () => {
-    const ws = await ctx.createWorkspace();
-    expectError(await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.publishableKey, body: { module: 'payment', enabled: true } }), 403, 'FORBIDDEN');
+    const ws = await t.ctx.createWorkspace();
+    expectError(await http(t.api.baseUrl, 'POST', '/api/v1/modules', { key: ws.publishableKey, body: { module: 'payment', enabled: true } }), 403, 'FORBIDDEN');
     expect((await Account.findByPk(ws.accountId))!.paymentEnabled).toBe(false);
   });
 });

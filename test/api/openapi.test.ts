@@ -1,18 +1,11 @@
-import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { http, useTestApi } from '../helpers/context';
 
-let ctx: TestContext;
-let api: TestApi;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  api = await ctx.startApi();
-});
-afterAll(() => ctx.close());
+const t = useTestApi();
 
 describe('OpenAPI', () => {
   it('serves a 3.1 document generated from the validating schemas', async () => {
     const res = await http<{ openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>>; components: { schemas: Record<string, { properties?: Record<string, unknown>; additionalProperties?: unknown }> } }>(
-      api.baseUrl,
+      t.api.baseUrl,
       'GET',
       '/api/openapi.json',
     );
@@ -26,7 +19,7 @@ describe('OpenAPI', () => {
   });
 
   it('serves an interactive reference page at /api/docs', async () => {
-    const res = await http(api.baseUrl, 'GET', '/api/docs/');
+    const res = await http(t.api.baseUrl, 'GET', '/api/docs/');
     expect(res.status).toBe(200);
     expect(res.text).toContain('swagger-ui');
   });

@@ -109,3 +109,25 @@ export async function http<T = Record<string, unknown>>(
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
+
+/**
+ * Registers the usual per-file setup: a test context and one API instance (env overrides optional),
+ * both closed after the file. Read them inside tests, after beforeAll has run.
+ */
+export function useTestApi(env: Record<string, string> = {}): { readonly ctx: TestContext; readonly api: TestApi } {
+  let ctx: TestContext | undefined;
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    api = await ctx.startApi(env);
+  });
+  afterAll(() => ctx?.close());
+  return {
+    get ctx() {
+      return ctx!;
+    },
+    get api() {
+      return api!;
+    },
+  };
+}
