@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   invoice: 'inv',
   payout: 'pout',
   webhookEndpoint: 'whe',
+  aiGenerationRun: 'aigen',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -1,16 +1,16 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createDatabase } from '../db/connection';
-import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
+import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
+import { createActivityDeps } from './deps';
 import { createWorker } from './worker';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'worker');
-  const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
+  const deps = createActivityDeps(config, logger);
 
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
@@ -22,13 +22,13 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: { sequelize, logger },
+    deps,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   // Worker.run resolves after SIGINT/SIGTERM, once in-flight tasks have finished.
   await worker.run();
   await connection.close();
-  await sequelize.close();
+  await deps.sequelize.close();
   logger.info('worker stopped');
 }
 

@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import * as foundation from './0001-foundation';
+import * as catalogue from './0002-catalogue';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,7 @@ export interface Migration {
 }
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
-export const migrations: Migration[] = [{ name: '0001-foundation', ...foundation }];
+export const migrations: Migration[] = [
+  { name: '0001-foundation', ...foundation },
+  { name: '0002-catalogue', ...catalogue },
+];

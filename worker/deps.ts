@@ -1,0 +1,15 @@
+import type { ActivityDeps } from '../activities';
+import { createDatabase } from '../db/connection';
+import { requireDatabaseUrl, requireEncryptionKey, type Config } from '../lib/config';
+import { createCryptoBox } from '../lib/crypto-box';
+import type { Logger } from '../lib/logger';
+
+/** Builds the activities' dependencies once per worker process from validated configuration. */
+export function createActivityDeps(config: Config, logger: Logger): ActivityDeps {
+  return {
+    sequelize: createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX }),
+    logger,
+    config,
+    box: createCryptoBox(requireEncryptionKey(config)),
+  };
+}
