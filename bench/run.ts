@@ -4,7 +4,8 @@
  * pool size, loaded by autocannon on loopback. Reports, and exits 0 even below target; exits 1 when a
  * server fails or any request is not answered 2xx.
  *
- * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY.
+ * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY,
+ * BENCH_PROFILE_DIR (write CPU profiles of the servers).
  */
 import { constants, cpus, loadavg } from 'node:os';
 import path from 'node:path';

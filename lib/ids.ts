@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Every id prefix the service hands out. */
@@ -27,13 +28,32 @@ export const ID_PREFIXES = {
   invoice: 'inv',
   payout: 'pout',
   webhookEndpoint: 'whe',
+  webhookAttempt: 'wha',
   aiGenerationRun: 'aigen',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
+const RANDOM_POOL_SIZE = 4096;
+let randomPool = randomBytes(RANDOM_POOL_SIZE);
+let randomOffset = 0;
+
+/**
+ * ulid's default PRNG asks the OS for one byte per character (16 calls per id); drawing from a pooled
+ * buffer of the same CSPRNG output keeps ids unpredictable at a fraction of the cost on hot paths.
+ */
+function pooledRandom(): number {
+  if (randomOffset === RANDOM_POOL_SIZE) {
+    randomPool = randomBytes(RANDOM_POOL_SIZE);
+    randomOffset = 0;
+  }
+  const byte = randomPool[randomOffset] as number;
+  randomOffset += 1;
+  return byte / 256;
+}
+
 // Monotonic so ids minted in the same millisecond by one process still sort in creation order.
-const nextUlid = monotonicFactory();
+const nextUlid = monotonicFactory(pooledRandom);
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid()}`;

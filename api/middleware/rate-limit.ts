@@ -8,26 +8,109 @@ export interface RateLimits {
   perIp: RequestHandler;
 }
 
-function limiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number) {
-  // The counters live in PostgreSQL so every API process enforces one shared limit.
-  return new RateLimiterPostgres({
-    storeClient: sequelize,
-    storeType: 'sequelize',
-    tableName: 'rate_limits',
-    tableCreated: true, // created by migration 0001
-    clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
-    keyPrefix,
-    points: pointsPerMinute,
-    duration: 60,
-  });
+/** How long a process may hold counted requests before adding them to the shared counter. */
+const FLUSH_INTERVAL_MS = 100;
+
+interface KeyState {
+  /** The shared counter as PostgreSQL last reported it. */
+  consumed: number;
+  resetAt: number;
+  /** Requests let through here and not yet added to the shared counter. */
+  pending: number;
+  flushTimer?: NodeJS.Timeout;
 }
 
-function middleware(store: RateLimiterPostgres, keyOf: (req: Request) => string): RequestHandler {
+/**
+ * A shared fixed-window limit (rate-limiter-flexible's PostgreSQL store, one counter for every API process)
+ * that does not pay a database write on every request. While a key is far from its limit, requests are
+ * counted here and added to the shared counter in one `consume(key, n)` per flush interval; within the last
+ * fifth of the budget (and always for small limits) each request waits for the shared counter, so the limit
+ * is exact where it matters. Between processes the estimate lags by at most one flush interval.
+ */
+export class SharedRateLimiter {
+  private readonly keys = new Map<string, KeyState>();
+  private readonly exactWithin: number;
+
+  constructor(private readonly store: RateLimiterPostgres) {
+    this.exactWithin = Math.max(Math.ceil(store.points / 5), 100);
+  }
+
+  get points(): number {
+    return this.store.points;
+  }
+
+  /** Resolves with the remaining budget, or rejects with the library's RateLimiterRes when the limit is reached. */
+  async consume(key: string): Promise<number> {
+    const now = Date.now();
+    const state = this.keys.get(key);
+    if (state && now < state.resetAt && this.store.points - (state.consumed + state.pending) > this.exactWithin) {
+      state.pending += 1;
+      state.flushTimer ??= setTimeout(() => this.flush(key), FLUSH_INTERVAL_MS).unref();
+      return this.store.points - (state.consumed + state.pending);
+    }
+    const pending = state?.pending ?? 0;
+    if (state) state.pending = 0;
+    try {
+      const result = await this.store.consume(key, 1 + pending);
+      this.record(key, result, now);
+      return result.remainingPoints;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) this.record(key, err, now);
+      throw err;
+    }
+  }
+
+  private flush(key: string): void {
+    const state = this.keys.get(key);
+    if (!state) return;
+    state.flushTimer = undefined;
+    const pending = state.pending;
+    state.pending = 0;
+    if (pending === 0) return;
+    const now = Date.now();
+    this.store.consume(key, pending).then(
+      (result) => this.record(key, result, now),
+      (err: unknown) => {
+        if (err instanceof RateLimiterRes) this.record(key, err, now);
+        // On a store error the next request for this key goes through the exact path and surfaces it.
+        else this.keys.delete(key);
+      },
+    );
+  }
+
+  private record(key: string, result: RateLimiterRes, now: number): void {
+    const state = this.keys.get(key);
+    const resetAt = now + result.msBeforeNext;
+    if (state) {
+      state.consumed = result.consumedPoints;
+      state.resetAt = resetAt;
+    } else {
+      this.keys.set(key, { consumed: result.consumedPoints, resetAt, pending: 0 });
+    }
+  }
+}
+
+function limiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number): SharedRateLimiter {
+  return new SharedRateLimiter(
+    new RateLimiterPostgres({
+      storeClient: sequelize,
+      storeType: 'sequelize',
+      tableName: 'rate_limits',
+      tableCreated: true, // created by migration 0001
+      clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
+      keyPrefix,
+      points: pointsPerMinute,
+      duration: 60,
+    }),
+  );
+}
+
+function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): RequestHandler {
   return async (req: Request, res: Response, next) => {
     try {
-      const result = await store.consume(keyOf(req));
-      res.setHeader('X-RateLimit-Limit', String(store.points));
-      res.setHeader('X-RateLimit-Remaining', String(result.remainingPoints));
+      const remaining = await limit.consume(keyOf(req));
+      res.setHeader('X-RateLimit-Limit', String(limit.points));
+      res.setHeader('X-RateLimit-Remaining', String(Math.max(0, remaining)));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));

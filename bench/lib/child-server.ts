@@ -31,7 +31,9 @@ const OUTPUT_TAIL_LINES = 40;
  * us and the signals), waits for its ready path, and keeps the last lines of its output for error messages.
  */
 export async function startServer(name: string, spec: ServerSpec, port: number, timeoutMs = 60_000): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, [...(spec.nodeArgs ?? []), '--import', 'tsx', path.join(PROJECT_ROOT, spec.script)], {
+  // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of every server the bench starts (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...(spec.nodeArgs ?? []), '--import', 'tsx', path.join(PROJECT_ROOT, spec.script)], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...spec.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { createTestContext, http, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 
@@ -29,5 +30,24 @@ describe('per-workspace rate limit', () => {
     const other = await ctx.createWorkspace();
     expect((await http(a.baseUrl, 'GET', '/api/v1/modules', { key: other.secretKey })).status).toBe(200);
     expect((await http(a.baseUrl, 'GET', '/api/v1/modules', { key: ws.liveSecretKey })).status).toBe(200);
+  });
+
+  it('counts every request in the shared counter while batching writes far from the limit', async () => {
+    const api = await ctx.startApi({ RATE_LIMIT_PER_MINUTE: '1000' });
+    const ws = await ctx.createWorkspace();
+    const remaining: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const res = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });
+      expect(res.status).toBe(200);
+      remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
+    }
+    expect(remaining[0]).toBe(999);
+    expect(remaining[29]).toBe(970);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const [row] = await ctx.sequelize.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = :key', {
+      type: QueryTypes.SELECT,
+      replacements: { key: `ws:${ws.accountId}:test` },
+    });
+    expect(row?.points).toBe(30);
   });
 });
