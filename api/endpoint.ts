@@ -26,6 +26,8 @@ export interface EndpointInput<B extends Schema, Q extends Schema, P extends Sch
   params: Infer<P>;
   auth: A extends 'public' ? undefined : AuthContext;
   req: Request;
+  /** True when an endpoint declaring `multipart` got a multipart/form-data body: `body` is then not parsed and the handler streams `req`. */
+  multipart: boolean;
 }
 
 export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
@@ -37,6 +39,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   body?: B;
   query?: Q;
   params?: P extends z.ZodObject ? P : never;
+  /**
+   * Also accept `multipart/form-data` (the form described by this schema, for the OpenAPI document). Such a
+   * body is left unread for the handler to stream from `req`; a JSON body still goes through `body`.
+   */
+  multipart?: z.ZodType;
   /** Schema of `data` on success, for the OpenAPI document. */
   response?: z.ZodType;
   status?: number;
@@ -75,13 +82,20 @@ function parse<S extends Schema>(schema: S, value: unknown, where: string): Infe
   return result.data as Infer<S>;
 }
 
-const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (hasBody && !req.is('application/json')) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body with Content-Type: application/json');
-  }
-  next();
-};
+const isMultipart = (req: Request) => req.is('multipart/form-data') === 'multipart/form-data';
+
+function requireBodyType(multipart: boolean): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !req.is('application/json') && !(multipart && isMultipart(req))) {
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        multipart ? 'Send the body as application/json or multipart/form-data' : 'Send the body with Content-Type: application/json',
+      );
+    }
+    next();
+  };
+}
 
 /**
  * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
@@ -104,10 +118,12 @@ export class ApiRouter {
       endpoint.access === 'public'
         ? [deps.rateLimits.perIp]
         : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
-    if (endpoint.body) chain.push(requireJsonBody);
+    if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
     chain.push((req, res, next) => {
+      const multipart = endpoint.multipart !== undefined && isMultipart(req);
       res.locals.input = {
-        body: parse(endpoint.body, req.body ?? {}, 'body'),
+        multipart,
+        body: multipart ? undefined : parse(endpoint.body, req.body ?? {}, 'body'),
         query: parse(endpoint.query, req.query, 'query'),
         params: parse(endpoint.params, req.params, 'path'),
       };
@@ -143,7 +159,16 @@ export class ApiRouter {
       tags: [this.tag],
       security: endpoint.access === 'public' ? [] : [{ apiKey: [] }],
       request: {
-        ...(endpoint.body ? { body: { content: { 'application/json': { schema: endpoint.body } } } } : {}),
+        ...(endpoint.body || endpoint.multipart
+          ? {
+              body: {
+                content: {
+                  ...(endpoint.body ? { 'application/json': { schema: endpoint.body } } : {}),
+                  ...(endpoint.multipart ? { 'multipart/form-data': { schema: endpoint.multipart } } : {}),
+                },
+              },
+            }
+          : {}),
         ...(endpoint.query instanceof z.ZodObject ? { query: endpoint.query } : {}),
         ...(endpoint.params ? { params: endpoint.params } : {}),
       },

@@ -16,6 +16,8 @@ import { measure, type Measurement } from './lib/load';
 import { readOptions } from './lib/options';
 import { renderTable, writeResults, type ScenarioResult } from './lib/report';
 import { scenarios, type BenchContext, type Side } from './scenarios';
+import { renderFanoutTable, runWebhookFanout } from './webhook-fanout';
+import { renderUploadLine, runProductUpload } from './product-upload';
 
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
 
@@ -63,7 +65,11 @@ async function runSide(label: string, side: Side, ctx: BenchContext): Promise<Me
 async function main(): Promise<void> {
   const options = readOptions();
   const selected = scenarios.filter((s) => !options.only || s.name.includes(options.only));
-  if (selected.length === 0) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
+  // Webhook fan-out is not an HTTP load pair; it runs after them (bench/webhook-fanout.ts).
+  const fanoutSelected = !options.only || 'webhook fan-out'.includes(options.only);
+  // The 200 MB upload is a single measurement, not a load pair; it runs with the product scenarios.
+  const uploadSelected = !options.only || 'product upload'.includes(options.only);
+  if (selected.length === 0 && !fanoutSelected && !uploadSelected) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
 
   const loadAtStart = loadavg();
   if ((loadAtStart[0] ?? 0) > 0.5) {
@@ -79,8 +85,13 @@ async function main(): Promise<void> {
     results.push({ name: scenario.name, target: scenario.target, ceiling, fullStack, ratio, pass: ratio >= scenario.target });
   }
 
-  console.log(`\n${renderTable(results)}\n`);
-  await writeResults(RESULTS_FILE, options, results, loadAtStart);
+  const fanout = fanoutSelected ? await runWebhookFanout(infra, options, log) : undefined;
+  const upload = uploadSelected ? await runProductUpload(ctx, log) : undefined;
+
+  if (results.length > 0) console.log(`\n${renderTable(results)}\n`);
+  if (fanout) console.log(`\n${renderFanoutTable(fanout)}\n`);
+  if (upload) console.log(`${renderUploadLine(upload)}\n`);
+  await writeResults(RESULTS_FILE, options, results, loadAtStart, { ...(fanout ? { webhookFanout: fanout } : {}), ...(upload ? { productUpload: upload } : {}) });
   console.log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }
 

@@ -1,4 +1,5 @@
 import type { ServerSpec } from './lib/child-server';
+import { FILES_PER_PRODUCT } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
 import type { LoadRequest } from './lib/load';
 import type { BenchOptions } from './lib/options';
@@ -64,6 +65,23 @@ function expectPage(rows: number) {
   };
 }
 
+function expectCreated(status: number, body: unknown) {
+  const data = (body as { data?: { id?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.id !== 'string' || !data.id.startsWith('prod_')) {
+    throw new Error(`expected 201 with a product, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+function expectProductPage(status: number, body: unknown) {
+  expectPage(50)(status, body);
+  const files = (body as { data: Array<{ files: unknown[] }> }).data.map((p) => p.files.length);
+  if (files.some((n) => n !== FILES_PER_PRODUCT)) throw new Error(`expected ${FILES_PER_PRODUCT} files per product, got ${files.join(',')}`);
+}
+
+/** A distinct name per request, so each create derives a free slug (the collision path has its own tests). */
+const productBody = (n: number) => JSON.stringify({ name: `Bench product ${process.pid} ${n}`, price: 150_000, currency: 'IDR', type: 'digital' });
+const PRODUCT_BODY = productBody(0);
+
 export const scenarios: Scenario[] = [
   {
     name: 'api-keys list',
@@ -84,6 +102,49 @@ export const scenarios: Scenario[] = [
         headers: { authorization: `Bearer ${ctx.infra.workspace.secretKey}` },
       },
       verify: expectPage(ctx.infra.testApiKeyCount),
+    }),
+  },
+  {
+    name: 'product list',
+    target: 0.5,
+    ceiling: (ctx) => ({
+      server: ceilingServer('bench/servers/ceiling-products-list.ts', ctx, {
+        BENCH_ACCOUNT_ID: ctx.infra.catalogue.list.accountId,
+        BENCH_ENVIRONMENT: 'test',
+        BENCH_WORKSPACE_SLUG: 'bench-catalogue',
+      }),
+      request: { method: 'GET', path: '/api/v1/storefront/products' },
+      verify: expectProductPage,
+    }),
+    fullStack: (ctx) => ({
+      server: fullStackServer(ctx),
+      request: { method: 'GET', path: '/api/v1/storefront/products', headers: { authorization: `Bearer ${ctx.infra.catalogue.list.secretKey}` } },
+      verify: expectProductPage,
+    }),
+  },
+  // After the list: its thousands of inserts would leave the list workspace's statistics stale otherwise.
+  {
+    name: 'product create',
+    target: 0.4,
+    ceiling: (ctx) => ({
+      server: ceilingServer('bench/servers/ceiling-products-create.ts', ctx, {
+        BENCH_ACCOUNT_ID: ctx.infra.catalogue.create.accountId,
+        BENCH_ENVIRONMENT: 'test',
+        BENCH_WORKSPACE_SLUG: 'bench-catalogue-writes',
+      }),
+      request: { method: 'POST', path: '/api/v1/storefront/products', headers: { 'content-type': 'application/json' }, body: PRODUCT_BODY, bodyFor: productBody },
+      verify: expectCreated,
+    }),
+    fullStack: (ctx) => ({
+      server: fullStackServer(ctx),
+      request: {
+        method: 'POST',
+        path: '/api/v1/storefront/products',
+        headers: { authorization: `Bearer ${ctx.infra.catalogue.create.secretKey}`, 'content-type': 'application/json' },
+        body: PRODUCT_BODY,
+        bodyFor: productBody,
+      },
+      verify: expectCreated,
     }),
   },
 ];

@@ -23,6 +23,15 @@ const durationList = z.string().transform((value, ctx) => {
   }
 });
 
+const duration = z.string().transform((value, ctx) => {
+  try {
+    return parseDuration(value);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
 const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
@@ -54,13 +63,34 @@ const schema = z.object({
     .refine((v) => /^smtps?:\/\/[^\s]+$/.test(v), 'must be an smtp:// or smtps:// URL')
     .optional(),
   FILE_STORAGE_DIR: z.string().min(1).optional(),
+  /** How long a deleted product file's blob is kept before the file-cleanup workflow removes it. */
+  FILE_CLEANUP_DELAY: duration.default(parseDuration('5m')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),
+  // Targets of the two system-managed webhook endpoints; unset = listed inactive.
+  FULFILLMENT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
+  DISCOUNT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
   ENCRYPTION_KEY: encryptionKey.optional(),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/, 'must look like 100kb or 1mb').default('1mb'),
+  // OpenAI-compatible chat-completions provider for product copy; unset = the built-in offline generator.
+  AI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AI_API_KEY: z.string().min(1).optional(),
+  AI_MODEL: z.string().min(1).optional(),
+  AI_TIMEOUT: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.number().min(1_000, 'must be at least 1s').max(300_000, 'must be at most 5m'))
+    .default(60_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'PUBLIC_BASE_URL' | 'FILE_STORAGE_DIR'> & {
@@ -83,6 +113,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const c = parsed.data;
+  const aiProblems = [
+    ...(c.AI_BASE_URL && !c.AI_MODEL ? ['AI_MODEL: required when AI_BASE_URL is set (e.g. gpt-4o-mini, llama3.1)'] : []),
+    ...(!c.AI_BASE_URL && (c.AI_MODEL || c.AI_API_KEY)
+      ? ['AI_BASE_URL: required when AI_MODEL or AI_API_KEY is set (e.g. https://api.openai.com/v1)']
+      : []),
+  ];
+  if (aiProblems.length) throw new ConfigError(aiProblems);
   return {
     ...c,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),

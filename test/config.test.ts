@@ -27,6 +27,7 @@ describe('configuration', () => {
     ['SMTP_URL', 'mail.example.com'],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
     ['WEBHOOK_RETRY_SCHEDULE', '1m,5 minutes'],
+    ['FILE_CLEANUP_DELAY', '5 minutes'],
     ['ENCRYPTION_KEY', 'too-short'],
     ['LOG_LEVEL', 'loud'],
   ])('names %s when it is %j', (name, value) => {
@@ -37,6 +38,11 @@ describe('configuration', () => {
 
   it('reports every bad variable at once', () => {
     expect(problems({ PORT: 'x', LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+  });
+
+  it('reads FILE_CLEANUP_DELAY as a duration, 5 minutes by default', () => {
+    expect(loadConfig({}).FILE_CLEANUP_DELAY).toBe(300_000);
+    expect(loadConfig({ FILE_CLEANUP_DELAY: '30s' }).FILE_CLEANUP_DELAY).toBe(30_000);
   });
 
   it('parses the retry schedule units', () => {

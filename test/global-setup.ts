@@ -35,6 +35,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_NAMESPACE: 'default',
     WORKFLOW_BUNDLE_PATH: bundlePath,
     ENCRYPTION_KEY: generateEncryptionKey(),
+    // Uploaded files of the whole run go to the run's temp directory, never into the checkout's .data.
+    FILE_STORAGE_DIR: path.join(root, 'files'),
   });
   (globalThis as Record<string, unknown>).__COMMERCE_TEST__ = { pg, temporal };
 }

@@ -1,8 +1,10 @@
 import type { ActivityDeps } from '../activities';
 import { createDatabase } from '../db/connection';
+import { createTextGenerator } from '../lib/ai';
 import { requireDatabaseUrl, requireEncryptionKey, type Config } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
+import { createStorage } from '../lib/storage';
 
 /** Builds the activities' dependencies once per worker process from validated configuration. */
 export function createActivityDeps(config: Config, logger: Logger): ActivityDeps {
@@ -11,5 +13,7 @@ export function createActivityDeps(config: Config, logger: Logger): ActivityDeps
     logger,
     config,
     box: createCryptoBox(requireEncryptionKey(config)),
+    storage: createStorage(config),
+    textGenerator: createTextGenerator(config),
   };
 }

@@ -1,10 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { ConfigError, loadConfig } from '../lib/config';
+import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
 import { createActivityDeps } from './deps';
+import { startOutboxRelay } from './outbox-relay';
 import { createWorker } from './worker';
 
 async function main(): Promise<void> {
@@ -14,8 +15,9 @@ async function main(): Promise<void> {
 
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
-  await ensureSchedules(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), config.TEMPORAL_TASK_QUEUE);
-  await clientConnection.close();
+  // Kept open: the outbox relay starts webhook deliveries through it.
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({
@@ -25,8 +27,18 @@ async function main(): Promise<void> {
     deps,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+  const relay = startOutboxRelay({
+    sequelize: deps.sequelize,
+    temporal: client,
+    databaseUrl: requireDatabaseUrl(config),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    logger,
+  });
   // Worker.run resolves after SIGINT/SIGTERM, once in-flight tasks have finished.
   await worker.run();
+  await relay.stop();
+  await clientConnection.close();
   await connection.close();
   await deps.sequelize.close();
   logger.info('worker stopped');

@@ -1,2 +1,5 @@
 // The only workflowsPath entry: one file per workflow, re-exported here.
 export { maintenancePurge } from './maintenance-purge';
+export { fileCleanup } from './file-cleanup';
+export { aiGeneration } from './ai-generation';
+export { webhookDelivery } from './webhook-delivery';

@@ -12,4 +12,11 @@ export const SCHEDULE_IDS = {
 
 export const workflowIds = {
   maintenancePurge: () => 'maintenance-purge',
+  aiGeneration: (productId: string) => `ai-generation:${productId}`,
+  fileCleanup: (fileId: string) => `file-cleanup:${fileId}`,
+  /** One delivery per (event, endpoint): a second start with the same id is refused, so fan-out can repeat safely. */
+  webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`,
 };
+
+/** Signal name of the ai-generation workflow: "look at the product again" (sent by signal-with-start). */
+export const AI_GENERATION_REQUESTED = 'aiGenerationRequested';

@@ -17,8 +17,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * A streamed multipart body (a file upload) cannot be hashed before the handler reads it, so it counts as one
+ * opaque body: under one key, a retried upload replays the first response whatever file it carries.
+ */
 function fingerprint(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? null)}`).digest('hex');
+  const body = req.is('multipart/form-data') ? '<multipart/form-data>' : canonicalJson(req.body ?? null);
+  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${body}`).digest('hex');
 }
 
 /** Holds back the response until its record is stored, so a retry can never see a half-finished key. */

@@ -12,6 +12,7 @@ import { generateEncryptionKey } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { createDevServerEnv } from '../../test/helpers/temporal-env';
 import { freePort } from '../../scripts/lib/free-port';
+import { seedCatalogue, type BenchCatalogue } from './catalogue';
 
 /** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
 export const EXTRA_API_KEYS = 20;
@@ -23,6 +24,8 @@ export interface BenchInfra {
   workspace: { accountId: string; secretKey: string };
   /** Rows the api-keys list returns for the workspace's test environment. */
   testApiKeyCount: number;
+  /** Workspaces of the product scenarios (bench/lib/catalogue.ts). */
+  catalogue: BenchCatalogue;
   stop(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
 
     const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
     let workspace: BenchInfra['workspace'];
+    let catalogue: BenchCatalogue;
     try {
       await migrateToLatest(sequelize);
       const created = await createWorkspaceService(sequelize).create({ name: 'Bench workspace', slug: 'bench' });
@@ -64,6 +68,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
           };
         }),
       );
+      catalogue = await seedCatalogue(sequelize);
       await sequelize.query('ANALYZE');
     } finally {
       await sequelize.close();
@@ -79,6 +84,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       encryptionKey: generateEncryptionKey(),
       workspace,
       testApiKeyCount: 2 + EXTRA_API_KEYS,
+      catalogue,
       stop,
     };
   } catch (err) {

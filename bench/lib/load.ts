@@ -6,6 +6,8 @@ export interface LoadRequest {
   path: string;
   headers?: IncomingHttpHeaders;
   body?: string;
+  /** A body per request (n counts from 0), for creates that must not all collide on one unique value. */
+  bodyFor?: (n: number) => string;
 }
 
 export interface Measurement {
@@ -20,12 +22,17 @@ export interface Measurement {
 
 export class LoadError extends Error {}
 
+/** Counts `bodyFor` bodies across every run of this process, so warm-up, ceiling and full stack never repeat one. */
+let sent = 0;
+
 async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
+  const { bodyFor } = request;
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
     headers: request.headers,
     body: request.body,
+    ...(bodyFor ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: bodyFor((sent += 1)) }) }] } : {}),
     connections,
     duration,
   });

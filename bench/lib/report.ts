@@ -43,13 +43,20 @@ export function renderTable(results: ScenarioResult[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export async function writeResults(file: string, options: BenchOptions, results: ScenarioResult[], loadAverageAtStart: number[]): Promise<void> {
+export async function writeResults(
+  file: string,
+  options: BenchOptions,
+  results: ScenarioResult[],
+  loadAverageAtStart: number[],
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const document = {
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart },
     settings: { durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections, poolSize: options.poolSize },
     scenarios: results,
+    ...extra,
   };
   await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
 }

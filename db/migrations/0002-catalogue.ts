@@ -53,12 +53,14 @@ export async function up(qi: QueryInterface): Promise<void> {
       file_name text NOT NULL,
       file_size bigint NOT NULL CHECK (file_size > 0),
       mime_type text,
-      storage_key text NOT NULL,
+      -- <account>/<product>/<ULID>/<name>: unique by construction; the cleanup workflow looks rows up by it.
+      storage_key text NOT NULL UNIQUE,
       -- 'upload' blobs live in our storage and are removed after delete; 'external' rows only point elsewhere.
       source text NOT NULL CHECK (source IN ('upload', 'external')),
       created_at timestamptz NOT NULL DEFAULT now()
     );
     CREATE INDEX product_files_product ON product_files (product_id, id);
+    -- The storage quota sums file_size per workspace and environment.
     CREATE INDEX product_files_account_env ON product_files (account_id, environment);
 
     -- One row per AI generation run started: the monthly quota counts these.

@@ -1,6 +1,8 @@
 import type { QueryInterface } from 'sequelize';
 import * as foundation from './0001-foundation';
 import * as catalogue from './0002-catalogue';
+import * as credibility from './0003-credibility';
+import * as webhooks from './0004-webhooks';
 
 export interface Migration {
   name: string;
@@ -12,4 +14,6 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '0001-foundation', ...foundation },
   { name: '0002-catalogue', ...catalogue },
+  { name: '0003-credibility', ...credibility },
+  { name: '0004-webhooks', ...webhooks },
 ];

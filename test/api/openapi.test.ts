@@ -11,7 +11,29 @@ describe('OpenAPI', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/account/api-keys', '/v1/account/api-keys/{id}', '/v1/modules']);
+    // Every route the API serves is documented: a new route must be added here and to the document together.
+    expect(Object.keys(res.body.paths).sort()).toEqual(
+      [
+        '/v1/account/api-keys',
+        '/v1/account/api-keys/{id}',
+        '/v1/modules',
+        '/v1/storefront/products',
+        '/v1/storefront/products/{id}',
+        '/v1/storefront/products/{id}/ai-generate',
+        '/v1/storefront/products/{id}/files',
+        '/v1/storefront/products/{id}/files/{fileId}',
+        '/v1/portfolio',
+        '/v1/portfolio/{id}',
+        '/v1/testimonials',
+        '/v1/testimonials/{id}',
+        '/v1/certifications',
+        '/v1/certifications/{id}',
+        '/v1/payment/webhook-endpoints',
+        '/v1/payment/webhook-endpoints/{id}',
+        '/v1/payment/webhook-endpoints/{id}/deliveries',
+        '/v1/payment/webhook-endpoints/{id}/test',
+      ].sort(),
+    );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
     const create = res.body.components.schemas.CreateApiKeyBody!;
     expect(Object.keys(create.properties!).sort()).toEqual(['access', 'environment', 'name']);

@@ -1,9 +1,11 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import type { ActivityDeps } from '../../activities';
+import { createTextGenerator } from '../../lib/ai';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createLogger } from '../../lib/logger';
+import { createStorage } from '../../lib/storage';
 import { createWorker } from '../../worker/worker';
 
 export interface RunningWorker {
@@ -20,6 +22,8 @@ export function testActivityDeps(sequelize: Sequelize, overrides: Partial<Activi
     logger: createLogger('silent', 'worker-test'),
     config,
     box: createCryptoBox(requireEncryptionKey(config)),
+    storage: createStorage(config),
+    textGenerator: createTextGenerator(config),
     ...overrides,
   };
 }

@@ -13,12 +13,18 @@ const toFlags = (account: Account): ModuleFlags => ({
   payment: account.paymentEnabled,
 });
 
+export interface ModuleServiceHooks {
+  /** Runs on every module check (read or switch) with the resulting flags; webhooks reconcile their system endpoints here. */
+  onCheck?: (accountId: string, flags: ModuleFlags) => Promise<void>;
+}
+
 /** Module switches belong to the workspace, shared by its test and live environments. */
-export function createModuleService() {
+export function createModuleService(hooks: ModuleServiceHooks = {}) {
   return {
     async get(auth: AuthContext): Promise<ModuleFlags> {
       const account = await Account.findByPk(auth.accountId);
       if (!account) throw notFound('Workspace');
+      await hooks.onCheck?.(auth.accountId, toFlags(account));
       return toFlags(account);
     },
 
@@ -27,6 +33,7 @@ export function createModuleService() {
       const [count, rows] = await Account.update({ [column]: input.enabled }, { where: { id: accountId }, returning: true });
       const account = rows[0];
       if (count === 0 || !account) throw notFound('Workspace');
+      await hooks.onCheck?.(accountId, toFlags(account));
       return toFlags(account);
     },
   };

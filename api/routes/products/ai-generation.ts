@@ -1,0 +1,104 @@
+import type { Client } from '@temporalio/client';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Plan } from '../../../db/models';
+import type { Tenant } from '../../../db/outbox';
+import { newId } from '../../../lib/ids';
+import { planLimits } from '../../../lib/plan-limits';
+import type { aiGeneration } from '../../../workflows/ai-generation';
+import { ACCOUNT_ID, AI_GENERATION_REQUESTED, workflowIds } from '../../../workflows/messages';
+import { notFound, quotaExceeded } from '../../errors';
+
+export type AiReservation = 'reserved' | 'already_running';
+
+export interface AiGenerationService {
+  /**
+   * In the caller's transaction (caller holds the product row lock): 'already_running' when ai_status is
+   * 'generating' (nothing written, no quota used); 403 QUOTA_EXCEEDED when the month's runs are used up
+   * (nothing written); else records a run in ai_generation_runs, sets ai_status='generating', ai_generated=true.
+   */
+  reserve(tx: Transaction, tenant: Tenant, plan: Plan, productId: string): Promise<AiReservation>;
+  /**
+   * After commit: starts `ai-generation:<productId>`; an already-running workflow is left alone (it is only
+   * nudged to look at the product again, so a run reserved while it was finishing is not lost). Safe to call
+   * after 'already_running' too: the workflow only generates while the product is 'generating'.
+   */
+  start(tenant: Tenant, productId: string): Promise<void>;
+}
+
+export interface AiGenerationServiceDeps {
+  temporal: Client;
+  taskQueue: string;
+  /** Tag workflows with AccountId; off only against servers without custom search attributes (time-skipping). */
+  accountIdSearchAttribute?: boolean;
+}
+
+/** The `sequelize` a transaction belongs to (set at runtime, missing from Sequelize's typings). */
+function connectionOf(tx: Transaction): Sequelize {
+  return (tx as Transaction & { sequelize: Sequelize }).sequelize;
+}
+
+export function createAiGenerationService({
+  temporal,
+  taskQueue,
+  accountIdSearchAttribute = true,
+}: AiGenerationServiceDeps): AiGenerationService {
+  return {
+    async reserve(tx, tenant, plan, productId) {
+      const db = connectionOf(tx);
+      const scope = { accountId: tenant.accountId, environment: tenant.environment, productId };
+      const [product] = await db.query<{ ai_status: string | null }>(
+        `SELECT ai_status FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
+        { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
+      );
+      if (!product) throw notFound('Product');
+      // A request while a run is in flight joins it: it starts nothing, so it neither needs nor uses quota.
+      if (product.ai_status === 'generating') return 'already_running';
+
+      // The account row lock serialises every reservation of the workspace (both environments), so two
+      // concurrent requests at the cap cannot both count N-1 and insert. NO KEY UPDATE, like the products
+      // service's quota lock: it does not conflict with the key-share locks foreign keys take, so two creates
+      // that each inserted a product (key-sharing the account) cannot deadlock upgrading to this lock.
+      await db.query(`SELECT id FROM accounts WHERE id = :accountId FOR NO KEY UPDATE`, {
+        replacements: scope,
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      });
+      const [usage] = await db.query<{ used: number }>(
+        `SELECT count(*)::int AS used FROM ai_generation_runs
+          WHERE account_id = :accountId AND environment = :environment
+            AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+        { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
+      );
+      const limit = planLimits(plan).aiGenerationsPerMonth;
+      if ((usage?.used ?? 0) >= limit) {
+        throw quotaExceeded(`Monthly AI generation quota of ${limit} runs for the ${plan} plan is used up`);
+      }
+
+      await db.query(
+        `INSERT INTO ai_generation_runs (id, account_id, environment, product_id)
+         VALUES (:id, :accountId, :environment, :productId)`,
+        { replacements: { ...scope, id: newId('aigen') }, type: QueryTypes.INSERT, transaction: tx },
+      );
+      await db.query(
+        `UPDATE products SET ai_status = 'generating', ai_generated = true, updated_at = now()
+          WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
+        { replacements: scope, type: QueryTypes.UPDATE, transaction: tx },
+      );
+      return 'reserved';
+    },
+
+    async start(tenant, productId) {
+      // Signal-with-start: an open workflow for the product (e.g. one that has just written `completed` and
+      // is about to close) gets a signal and looks at the product again instead of the reservation being
+      // dropped; a closed or missing one is started anew under the same id.
+      await temporal.workflow.signalWithStart<typeof aiGeneration, []>('aiGeneration', {
+        workflowId: workflowIds.aiGeneration(productId),
+        taskQueue,
+        args: [{ accountId: tenant.accountId, environment: tenant.environment, productId }],
+        signal: AI_GENERATION_REQUESTED,
+        signalArgs: [],
+        ...(accountIdSearchAttribute ? { typedSearchAttributes: [{ key: ACCOUNT_ID, value: tenant.accountId }] } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import { pipeline, Transform } from 'node:stream';
+import type { Request } from 'express';
+import busboy from 'busboy';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { Product, ProductFile, type ProductFileSource } from '../../../db/models';
+import type { Tenant } from '../../../db/outbox';
+import type { Config } from '../../../lib/config';
+import { newId } from '../../../lib/ids';
+import type { Logger } from '../../../lib/logger';
+import { planLimits } from '../../../lib/plan-limits';
+import { productFileKey, type BlobStorage } from '../../../lib/storage';
+import type { fileCleanup } from '../../../workflows/file-cleanup';
+import { ACCOUNT_ID, workflowIds } from '../../../workflows/messages';
+import type { AuthContext } from '../../auth-context';
+import { ApiError, notFound, quotaExceeded, validationError } from '../../errors';
+import { MAX_FILE_SIZE, type RegisterFileBody } from './schemas';
+import { emitProductUpdated, lockAccount, toFileDto } from '../../../db/products';
+import { storefrontOf, tenantOf } from './service';
+
+const tooLarge = () => new ApiError('FILE_TOO_LARGE', `The file is larger than ${MAX_FILE_SIZE} bytes`);
+
+const storageQuotaExceeded = (auth: AuthContext, limit: number) =>
+  quotaExceeded(`The ${auth.account.plan} plan allows ${limit} bytes of file storage; delete files or upgrade`);
+
+interface StoredUpload {
+  fileName: string;
+  mimeType: string | null;
+  storageKey: string;
+  size: number;
+}
+
+/**
+ * Streams the one `file` part of a multipart body into storage, never holding it in memory. Past
+ * `MAX_FILE_SIZE` (busboy's fileSize limit) it is 400 FILE_TOO_LARGE and past `quota.bytes` 403 QUOTA_EXCEEDED,
+ * both detected while the bytes arrive; any failure leaves no blob behind. The rest of an abandoned body is
+ * read and discarded, so the error reaches the client and the connection stays usable.
+ */
+async function receiveUpload(req: Request, storage: BlobStorage, quota: { bytes: number; error: () => ApiError }, keyFor: (fileName: string) => string): Promise<StoredUpload> {
+  let parser: busboy.Busboy;
+  try {
+    // busboy reports `limit` on reaching fileSize, so one byte more: a file of exactly MAX_FILE_SIZE is allowed.
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 0, fileSize: MAX_FILE_SIZE + 1 } });
+  } catch (err) {
+    throw validationError(`Malformed multipart/form-data request: ${(err as Error).message}`);
+  }
+
+  let stored: Promise<StoredUpload> | undefined;
+  let failure: Error | undefined;
+  const parsed = new Promise<void>((resolve, reject) => {
+    const abort = (err: Error) => {
+      if (failure) return;
+      failure = err;
+      req.unpipe(parser);
+      parser.destroy();
+      req.resume();
+      reject(err);
+    };
+    const onePart = () => abort(validationError('Send exactly one part: the file, named "file"', [{ field: 'file', message: 'exactly one file part' }]));
+
+    parser.on('file', (name, file, info) => {
+      if (name !== 'file' || !info.filename || info.filename.length > 255) {
+        // Drained and dropped; busboy fails it when the parse is cut short, which is expected here.
+        file.on('error', () => undefined).resume();
+        abort(
+          name !== 'file'
+            ? validationError(`Unknown form part "${name}"; send the file as "file"`, [{ field: name, message: 'unknown part' }])
+            : validationError('The file part needs a file name of 1 to 255 characters', [{ field: 'file', message: 'file name' }]),
+        );
+        return;
+      }
+      let received = 0;
+      const guard = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          received += chunk.length;
+          callback(received > quota.bytes ? quota.error() : null, chunk);
+        },
+      });
+      file.on('limit', () => guard.destroy(tooLarge()));
+      // Errors either way: a broken part fails the write, a refused write stops the part. Settled through `stored`.
+      pipeline(file, guard, () => undefined);
+      const fileName = info.filename;
+      const storageKey = keyFor(fileName);
+      const upload = storage.put(storageKey, guard).then(({ size }) => ({ fileName, mimeType: info.mimeType || null, storageKey, size }));
+      upload.catch(abort);
+      stored = upload;
+    });
+    parser.on('field', onePart);
+    parser.on('fieldsLimit', onePart);
+    parser.on('filesLimit', onePart);
+    parser.on('error', (err: Error) => abort(validationError(`Malformed multipart/form-data body: ${err.message}`)));
+    parser.on('close', resolve);
+  });
+  // A client that goes away mid-upload fails the part, which removes the partial blob.
+  req.on('close', () => {
+    if (!req.complete) parser.destroy(new Error('the connection closed before the upload finished'));
+  });
+  req.pipe(parser);
+
+  try {
+    await parsed;
+    if (!stored) throw validationError('The form has no file part named "file"', [{ field: 'file', message: 'required' }]);
+    const upload = await stored;
+    if (upload.size === 0) throw validationError('The file is empty', [{ field: 'file', message: 'empty' }]);
+    return upload;
+  } catch (err) {
+    // Whatever reached storage before the form turned out bad goes again.
+    await stored?.then((upload) => storage.remove(upload.storageKey), () => undefined);
+    throw failure ?? err;
+  }
+}
+
+export interface ProductFileServiceDeps {
+  sequelize: Sequelize;
+  storage: BlobStorage;
+  temporal: Client;
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'FILE_CLEANUP_DELAY' | 'TEMPORAL_TASK_QUEUE'>;
+  logger: Logger;
+}
+
+export function createProductFileService({ sequelize, storage, temporal, config, logger }: ProductFileServiceDeps) {
+  async function storageUsed(tx: Transaction, tenant: Tenant): Promise<number> {
+    const [row] = await sequelize.query<{ used: string }>(
+      'SELECT COALESCE(SUM(file_size), 0) AS used FROM product_files WHERE account_id = :accountId AND environment = :environment',
+      { replacements: { ...tenant }, type: QueryTypes.SELECT, transaction: tx },
+    );
+    return Number(row?.used ?? 0);
+  }
+
+  /**
+   * Inserts the row under the account lock, re-checking the storage quota there (uploads stream without a
+   * lock, so two may each have fitted alone), and emits product.updated in the same transaction.
+   */
+  async function attach(auth: AuthContext, productId: string, file: { fileName: string; fileSize: number; mimeType: string | null; storageKey: string; source: ProductFileSource }) {
+    const tenant = tenantOf(auth);
+    return sequelize.transaction(async (tx) => {
+      const product = await Product.findOne({ where: { id: productId, ...tenant, archived: false }, attributes: ['id'], lock: tx.LOCK.UPDATE, transaction: tx });
+      if (!product) throw notFound('Product');
+      await lockAccount(sequelize, tx, auth.accountId);
+      const limit = planLimits(auth.account.plan).storageBytes;
+      if ((await storageUsed(tx, tenant)) + file.fileSize > limit) throw storageQuotaExceeded(auth, limit);
+      const row = await ProductFile.create({ id: newId('file'), ...tenant, productId, ...file }, { transaction: tx });
+      await emitProductUpdated(sequelize, tx, tenant, storefrontOf(auth, config), productId);
+      return toFileDto(row);
+    });
+  }
+
+  return {
+    /** multipart/form-data: streams the `file` part to storage, then records it. */
+    async upload(auth: AuthContext, productId: string, req: Request) {
+      const tenant = tenantOf(auth);
+      // Before reading a byte: a missing product is 404 at once, and the remaining quota bounds the stream.
+      const [product] = await sequelize.query<{ used: string }>(
+        `SELECT (SELECT COALESCE(SUM(file_size), 0) FROM product_files WHERE account_id = :accountId AND environment = :environment) AS used
+           FROM products WHERE id = :id AND account_id = :accountId AND environment = :environment AND NOT archived`,
+        { replacements: { ...tenant, id: productId }, type: QueryTypes.SELECT },
+      );
+      if (!product) throw notFound('Product');
+      const limit = planLimits(auth.account.plan).storageBytes;
+      const remaining = limit - Number(product.used);
+      if (remaining <= 0) throw storageQuotaExceeded(auth, limit);
+      const upload = await receiveUpload(
+        req,
+        storage,
+        { bytes: remaining, error: () => storageQuotaExceeded(auth, limit) },
+        (fileName) => productFileKey(auth.accountId, productId, fileName),
+      );
+      try {
+        return await attach(auth, productId, { fileName: upload.fileName, fileSize: upload.size, mimeType: upload.mimeType, storageKey: upload.storageKey, source: 'upload' });
+      } catch (err) {
+        await storage.remove(upload.storageKey).catch((removeErr: unknown) => logger.error({ err: removeErr, storageKey: upload.storageKey }, 'could not remove a refused upload'));
+        throw err;
+      }
+    },
+
+    /** JSON: records a file hosted elsewhere; it has a storage key of the same shape but no blob of ours. */
+    async register(auth: AuthContext, productId: string, body: RegisterFileBody) {
+      if (body.fileSize > MAX_FILE_SIZE) throw tooLarge();
+      return attach(auth, productId, {
+        fileName: body.fileName,
+        fileSize: body.fileSize,
+        mimeType: body.mimeType ?? null,
+        storageKey: productFileKey(auth.accountId, productId, body.fileName),
+        source: 'external',
+      });
+    },
+
+    /**
+     * The row goes at once; an uploaded blob is removed by `file-cleanup:<fileId>` after FILE_CLEANUP_DELAY.
+     * The workflow is started inside the transaction, before commit: if the commit then fails, the workflow
+     * finds the row still there and keeps the blob, so neither a lost start nor a lost commit loses data.
+     * Allowed on archived products too, so their storage can still be freed.
+     */
+    async remove(auth: AuthContext, productId: string, fileId: string): Promise<void> {
+      const tenant = tenantOf(auth);
+      await sequelize.transaction(async (tx) => {
+        const product = await Product.findOne({ where: { id: productId, ...tenant }, attributes: ['id'], lock: tx.LOCK.UPDATE, transaction: tx });
+        if (!product) throw notFound('Product');
+        const file = await ProductFile.findOne({ where: { id: fileId, productId, ...tenant }, transaction: tx });
+        if (!file) throw notFound('File');
+        await file.destroy({ transaction: tx });
+        await emitProductUpdated(sequelize, tx, tenant, storefrontOf(auth, config), productId);
+        if (file.source === 'upload') {
+          try {
+            await temporal.workflow.start<typeof fileCleanup>('fileCleanup', {
+              workflowId: workflowIds.fileCleanup(file.id),
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              args: [{ fileId: file.id, storageKey: file.storageKey, delayMs: config.FILE_CLEANUP_DELAY }],
+              typedSearchAttributes: [{ key: ACCOUNT_ID, value: auth.accountId }],
+            });
+          } catch (err) {
+            // A retry after a failed commit: the cleanup from the first attempt is already waiting.
+            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+          }
+        }
+      });
+    },
+  };
+}
+
+export type ProductFileService = ReturnType<typeof createProductFileService>;

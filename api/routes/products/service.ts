@@ -1,0 +1,236 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { Product, ProductFile } from '../../../db/models';
+import { emit, type Tenant } from '../../../db/outbox';
+import {
+  PRODUCT_EVENTS,
+  lockAccount,
+  productColumns,
+  productReadSql,
+  readProduct,
+  toProductDto,
+  type Audience,
+  type ProductAttributes,
+  type ProductDto,
+  type ProductReadRow,
+  type Storefront,
+} from '../../../db/products';
+import type { Config } from '../../../lib/config';
+import { newId } from '../../../lib/ids';
+import type { Logger } from '../../../lib/logger';
+import { planLimits } from '../../../lib/plan-limits';
+import type { AuthContext } from '../../auth-context';
+import { notFound, quotaExceeded, validationError } from '../../errors';
+import { decodeCursor, encodeCursor } from '../../pagination';
+import type { AiGenerationService } from './ai-generation';
+import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas';
+
+export function storefrontOf(auth: AuthContext, config: Pick<Config, 'PUBLIC_BASE_URL'>): Storefront {
+  return { workspaceSlug: auth.account.slug, baseUrl: config.PUBLIC_BASE_URL };
+}
+
+export const tenantOf = (auth: AuthContext): Tenant => ({ accountId: auth.accountId, environment: auth.environment });
+
+const SLUG_MAX = 80;
+
+/** Lowercase, hyphen-separated, other non-alphanumerics stripped: "Café Deluxe, 2nd Ed." → "cafe-deluxe-2nd-ed". */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '-')
+    .replace(/[^a-z0-9-]/g, '')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-$/, '');
+  // A name with (almost) nothing alphanumeric still needs a 2-character slug.
+  if (slug.length >= 2) return slug;
+  return slug ? `product-${slug}` : 'product';
+}
+
+let lastSuffixMicros = 0;
+
+/**
+ * The collision suffix: the current time in microseconds, base 36. Strictly increasing within the process, so
+ * two creates in one millisecond here never pick the same slug; a clash with another process is retried.
+ */
+export function withTimestampSuffix(base: string): string {
+  const micros = Math.max(Math.floor((performance.timeOrigin + performance.now()) * 1000), lastSuffixMicros + 1);
+  lastSuffixMicros = micros;
+  const suffix = micros.toString(36);
+  return `${base.slice(0, SLUG_MAX - suffix.length - 1).replace(/-$/, '')}-${suffix}`;
+}
+
+/** A derived slug: the base, then suffixed candidates (a clash with another process's suffix is near impossible). */
+const SLUG_ATTEMPTS = 3;
+
+const JSON_ATTRIBUTES = new Set(['coverImages', 'tags', 'metadata']);
+
+export interface ProductServiceDeps {
+  sequelize: Sequelize;
+  config: Pick<Config, 'PUBLIC_BASE_URL'>;
+  ai: AiGenerationService;
+  logger: Logger;
+}
+
+export function createProductService({ sequelize, config, ai, logger }: ProductServiceDeps) {
+  async function lockedProduct(tx: Transaction, tenant: Tenant, id: string): Promise<Product> {
+    const product = await Product.findOne({ where: { id, ...tenant, archived: false }, lock: tx.LOCK.UPDATE, transaction: tx });
+    if (!product) throw notFound('Product');
+    return product;
+  }
+
+  /**
+   * One INSERT that yields to a taken slug (ON CONFLICT DO NOTHING) instead of failing, so the transaction
+   * stays usable for the next candidate. Returns the stored row, or undefined when the slug is taken.
+   */
+  async function insertIfSlugFree(tx: Transaction, values: Record<string, unknown>): Promise<ProductAttributes | undefined> {
+    const attributes = Product.getAttributes() as Record<string, { field?: string }>;
+    const keys = Object.keys(values).filter((k) => values[k] !== undefined);
+    // Column names come from the model only; the values are bound.
+    const column = (key: string) => {
+      const field = attributes[key]?.field;
+      if (!field) throw new Error(`not a product attribute: ${key}`);
+      return field;
+    };
+    const [row] = await sequelize.query<ProductAttributes>(
+      `INSERT INTO products (${keys.map(column).join(', ')})
+       VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (account_id, environment, slug) DO NOTHING
+       RETURNING ${productColumns('')}`,
+      { bind: keys.map((k) => (JSON_ATTRIBUTES.has(k) ? JSON.stringify(values[k]) : values[k])), type: QueryTypes.SELECT, transaction: tx },
+    );
+    return row;
+  }
+
+  async function insertProduct(tx: Transaction, auth: AuthContext, input: CreateProductBody): Promise<ProductAttributes> {
+    const { aiGenerate: _aiGenerate, slug, preorderShipsFrom, ...fields } = input;
+    const values = {
+      ...fields,
+      id: newId('prod'),
+      ...tenantOf(auth),
+      preorderShipsFrom: preorderShipsFrom ? new Date(preorderShipsFrom) : preorderShipsFrom,
+    };
+    if (slug !== undefined) {
+      const row = await insertIfSlugFree(tx, { ...values, slug });
+      if (!row) throw validationError(`slug "${slug}" is already used by another product`, [{ field: 'slug', message: 'already used' }]);
+      return row;
+    }
+    // Derived from the name; taken (in this workspace and environment, archived products included) → suffixed.
+    const base = slugify(input.name);
+    for (let candidate = base, attempt = 0; attempt < SLUG_ATTEMPTS; candidate = withTimestampSuffix(base), attempt += 1) {
+      const row = await insertIfSlugFree(tx, { ...values, slug: candidate });
+      if (row) return row;
+    }
+    throw new Error(`no free slug for "${base}" after ${SLUG_ATTEMPTS} attempts`);
+  }
+
+  return {
+    async create(auth: AuthContext, input: CreateProductBody): Promise<ProductDto> {
+      const tenant = tenantOf(auth);
+      const dto = await sequelize.transaction(async (tx) => {
+        const cap = planLimits(auth.account.plan).products;
+        if (cap !== null) {
+          await lockAccount(sequelize, tx, auth.accountId);
+          const count = await Product.count({ where: { ...tenant, archived: false }, transaction: tx });
+          if (count >= cap) throw quotaExceeded(`The ${auth.account.plan} plan allows ${cap} products; archive one or upgrade`);
+        }
+        let row = await insertProduct(tx, auth, input);
+        if (input.aiGenerate) {
+          // Refuses the whole create (403) when the month's AI runs are used up; otherwise marks it generating.
+          await ai.reserve(tx, tenant, auth.account.plan, row.id);
+          row = (await readProduct(sequelize, tenant, row.id, tx))!;
+        }
+        const created = toProductDto(row, [], storefrontOf(auth, config));
+        await emit(tx, tenant, PRODUCT_EVENTS.created, created);
+        return created;
+      });
+      if (input.aiGenerate) await startAiGeneration(auth, dto.id);
+      return dto;
+    },
+
+    async list(auth: AuthContext, query: ListProductsQuery) {
+      let published = query.published;
+      if (auth.access === 'publishable') {
+        // Publishable keys see the public catalogue only: published (hence never archived) products.
+        if (published === false) return { data: [], nextCursor: null };
+        published = true;
+      }
+      const afterId = decodeCursor(query.cursor, 'prod');
+      const rows = await sequelize.query<ProductReadRow>(
+        productReadSql({ published: published !== undefined, type: query.type !== undefined, afterId: afterId !== undefined }),
+        {
+          replacements: { ...tenantOf(auth), published, type: query.type, afterId, limit: query.limit + 1 },
+          type: QueryTypes.SELECT,
+        },
+      );
+      const page = rows.slice(0, query.limit);
+      const audience: Audience = auth.access === 'publishable' ? 'buyer' : 'merchant';
+      const storefront = storefrontOf(auth, config);
+      return {
+        data: page.map((row) => toProductDto(row, row.files, storefront, audience)),
+        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!.id) : null,
+      };
+    },
+
+    async retrieve(auth: AuthContext, id: string): Promise<ProductDto> {
+      const row = await readProduct(sequelize, tenantOf(auth), id);
+      if (!row || (auth.access === 'publishable' && !row.published)) throw notFound('Product');
+      return toProductDto(row, row.files, storefrontOf(auth, config), auth.access === 'publishable' ? 'buyer' : 'merchant');
+    },
+
+    /** Every successful PATCH emits product.updated, a no-op included (document 1). */
+    async update(auth: AuthContext, id: string, input: UpdateProductBody): Promise<ProductDto> {
+      const tenant = tenantOf(auth);
+      return sequelize.transaction(async (tx) => {
+        const product = await lockedProduct(tx, tenant, id);
+        product.set(input);
+        // metadata is replaced whole; JSON columns are compared by reference, so say it changed.
+        if (input.metadata !== undefined) product.changed('metadata', true);
+        await product.save({ transaction: tx });
+        const files = product.type === 'digital' ? await ProductFile.findAll({ where: { productId: id, ...tenant }, order: [['id', 'ASC']], transaction: tx }) : [];
+        const dto = toProductDto(product.get(), files, storefrontOf(auth, config));
+        await emit(tx, tenant, PRODUCT_EVENTS.updated, dto);
+        return dto;
+      });
+    },
+
+    /** Soft delete: archived and unpublished, row and files kept; a second archive is 404 like any write. */
+    async archive(auth: AuthContext, id: string): Promise<void> {
+      const tenant = tenantOf(auth);
+      await sequelize.transaction(async (tx) => {
+        const product = await lockedProduct(tx, tenant, id);
+        await product.update({ archived: true, published: false }, { transaction: tx });
+        await emit(tx, tenant, PRODUCT_EVENTS.archived, { id: product.id, accountId: auth.accountId });
+      });
+    },
+
+    async aiGenerate(auth: AuthContext, id: string): Promise<{ message: string }> {
+      const tenant = tenantOf(auth);
+      const reservation = await sequelize.transaction(async (tx) => {
+        await lockedProduct(tx, tenant, id);
+        return ai.reserve(tx, tenant, auth.account.plan, id);
+      });
+      // Started in both cases: for 'already_running' this is a no-op, or it restarts a run whose start was lost.
+      await ai.start(tenant, id);
+      return {
+        message:
+          reservation === 'reserved'
+            ? 'AI generation started; aiStatus is "generating" until it completes or fails.'
+            : 'An AI generation is already running for this product; no new run was started and no quota was used.',
+      };
+    },
+  };
+
+  /** After commit: the product exists whatever happens here, so a failed start is logged, not surfaced. */
+  async function startAiGeneration(auth: AuthContext, productId: string): Promise<void> {
+    try {
+      await ai.start(tenantOf(auth), productId);
+    } catch (err) {
+      logger.error({ err, productId }, 'could not start ai-generation; POST /ai-generate starts it again');
+    }
+  }
+}
+
+export type ProductService = ReturnType<typeof createProductService>;

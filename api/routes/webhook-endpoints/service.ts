@@ -1,0 +1,316 @@
+import type { Client } from '@temporalio/client';
+import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { WebhookDeliveryAttempt, WebhookEndpoint, type SystemEndpointKind } from '../../../db/models';
+import { ENVIRONMENTS } from '../../../db/models/common';
+import { audit, type Tenant } from '../../../db/outbox';
+import { findPage } from '../../../db/pagination';
+import type { Config } from '../../../lib/config';
+import type { CryptoBox } from '../../../lib/crypto-box';
+import type { EventType } from '../../../lib/event-types';
+import { newId } from '../../../lib/ids';
+import { PLAN_LIMITS } from '../../../lib/plan-limits';
+import { SECRET_PREFIX, generateWebhookSecret } from '../../../lib/webhooks/signature';
+import { serialiseEnvelope, startWebhookDelivery } from '../../../lib/webhooks/start-delivery';
+import { checkTargetUrl } from '../../../lib/webhooks/targets';
+import type { AuthContext } from '../../auth-context';
+import { invalidState, notFound, quotaExceeded, validationError } from '../../errors';
+import { decodeCursor, encodeCursor } from '../../pagination';
+import type { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './schemas';
+
+export const REDACTED_SECRET = `${SECRET_PREFIX}***`;
+
+const PRODUCT_EVENTS: EventType[] = ['service.product.created.v1', 'service.product.updated.v1', 'service.product.archived.v1'];
+const VARIANT_EVENTS: EventType[] = ['service.variant.created.v1', 'service.variant.updated.v1', 'service.variant.archived.v1'];
+
+/**
+ * The service's own endpoints (document 2). Each lives once per workspace and environment, carries a
+ * neutral outbound tag in its description, and is reconciled on every module check: created when missing,
+ * re-enabled and pointed at the configured URL, or removed when its module is off. Until its URL is
+ * configured it is listed inactive at a placeholder in the reserved `.invalid` domain, which never resolves.
+ */
+interface SystemEndpointSpec {
+  description: string;
+  events: EventType[];
+  url(config: Config): string | undefined;
+  placeholder: string;
+  wanted(flags: { fulfillment: boolean }): boolean;
+}
+
+export const SYSTEM_ENDPOINTS: Record<SystemEndpointKind, SystemEndpointSpec> = {
+  catalog_sync: {
+    description: '[outbound:catalog-sync] Catalogue sync to the fulfilment partner (managed by the service)',
+    events: [...PRODUCT_EVENTS, ...VARIANT_EVENTS],
+    url: (config) => config.FULFILLMENT_SYNC_URL,
+    placeholder: 'https://catalog-sync.invalid/',
+    wanted: (flags) => flags.fulfillment,
+  },
+  product_mirror: {
+    description: '[outbound:product-mirror] Product mirror to the discount service (managed by the service)',
+    events: PRODUCT_EVENTS,
+    url: (config) => config.DISCOUNT_SYNC_URL,
+    placeholder: 'https://product-mirror.invalid/',
+    wanted: () => true,
+  },
+};
+
+type EndpointRow = Pick<WebhookEndpoint, 'id' | 'accountId' | 'url' | 'events' | 'description' | 'active' | 'createdAt' | 'updatedAt'>;
+
+export function toWebhookEndpointDto(endpoint: EndpointRow, secret?: string) {
+  return {
+    id: endpoint.id,
+    accountId: endpoint.accountId,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    active: endpoint.active,
+    secret: secret ?? REDACTED_SECRET,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+type AttemptRow = Pick<
+  WebhookDeliveryAttempt,
+  'id' | 'eventId' | 'eventType' | 'attempt' | 'deliveryId' | 'url' | 'status' | 'statusCode' | 'durationMs' | 'error' | 'nextAttemptAt' | 'createdAt'
+>;
+
+function toAttemptDto(row: AttemptRow) {
+  return {
+    id: row.id,
+    eventId: row.eventId,
+    type: row.eventType,
+    attempt: row.attempt,
+    deliveryId: row.deliveryId,
+    url: row.url,
+    status: row.status,
+    statusCode: row.statusCode,
+    durationMs: row.durationMs,
+    error: row.error,
+    nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const systemManaged = () =>
+  invalidState('This endpoint is managed by the service and cannot be edited or deleted; it is reconciled on the next module check');
+
+const scoped = (auth: Tenant, id: string) => ({ id, accountId: auth.accountId, environment: auth.environment });
+
+export interface WebhookEndpointServiceDeps {
+  sequelize: Sequelize;
+  config: Config;
+  box: CryptoBox;
+  temporal: Client;
+}
+
+export function createWebhookEndpointService({ sequelize, config, box, temporal }: WebhookEndpointServiceDeps) {
+  async function assertAllowedTarget(url: string): Promise<void> {
+    const check = await checkTargetUrl(url, config.WEBHOOK_ALLOW_PRIVATE_URLS);
+    if (!check.ok) throw validationError(`url: ${check.reason}`, [{ field: 'url', message: check.reason }]);
+  }
+
+  async function lockEndpoint(tx: Transaction, auth: Tenant, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), lock: tx.LOCK.UPDATE, transaction: tx });
+    if (!endpoint) throw notFound('Webhook endpoint');
+    if (endpoint.systemKind) throw systemManaged();
+    return endpoint;
+  }
+
+  function desiredSystemEndpoints(flags: { fulfillment: boolean }) {
+    return (Object.entries(SYSTEM_ENDPOINTS) as [SystemEndpointKind, SystemEndpointSpec][])
+      .filter(([, spec]) => spec.wanted(flags))
+      .map(([kind, spec]) => {
+        const configured = spec.url(config);
+        return { kind, url: configured ?? spec.placeholder, active: configured !== undefined, events: spec.events, description: spec.description };
+      });
+  }
+
+  const sameArray = (a: string[], b: string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+  /** Brings the system endpoints of both environments in line with the module flags and configuration. */
+  async function syncSystemEndpoints(accountId: string, flags: { fulfillment: boolean }): Promise<void> {
+    const desired = desiredSystemEndpoints(flags);
+    const inSync = (rows: WebhookEndpoint[]) =>
+      rows.length === desired.length * ENVIRONMENTS.length &&
+      rows.every((row) => {
+        const want = desired.find((d) => d.kind === row.systemKind);
+        return want && row.url === want.url && row.active === want.active && row.description === want.description && sameArray(row.events, want.events);
+      });
+    const current = await WebhookEndpoint.findAll({ where: { accountId, systemKind: { [Op.ne]: null } } });
+    if (inSync(current)) return;
+
+    await sequelize.transaction(async (tx) => {
+      await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `webhook-system:${accountId}` }, transaction: tx });
+      const rows = await WebhookEndpoint.findAll({ where: { accountId, systemKind: { [Op.ne]: null } }, transaction: tx });
+      for (const environment of ENVIRONMENTS) {
+        const tenant = { accountId, environment };
+        for (const want of desired) {
+          const row = rows.find((r) => r.environment === environment && r.systemKind === want.kind);
+          if (!row) {
+            const created = await WebhookEndpoint.create(
+              { id: newId('whe'), ...tenant, url: want.url, events: want.events, description: want.description, active: want.active, secretSealed: box.seal(generateWebhookSecret()), systemKind: want.kind },
+              { transaction: tx },
+            );
+            await audit(tx, tenant, { action: 'webhook_endpoint.created', actorApiKeyId: null, targetType: 'webhook_endpoint', targetId: created.id, data: { system: want.kind } });
+          } else if (row.url !== want.url || row.active !== want.active || row.description !== want.description || !sameArray(row.events, want.events)) {
+            await row.update(
+              {
+                url: want.url,
+                events: want.events,
+                description: want.description,
+                active: want.active,
+                ...(want.active && !row.active ? { consecutiveFailures: 0 } : {}),
+                ...(!want.active && row.active ? { deliveryEpoch: row.deliveryEpoch + 1 } : {}),
+              },
+              { transaction: tx },
+            );
+          }
+        }
+        for (const row of rows.filter((r) => r.environment === environment && !desired.some((d) => d.kind === r.systemKind))) {
+          await row.destroy({ transaction: tx });
+          await audit(tx, tenant, { action: 'webhook_endpoint.deleted', actorApiKeyId: null, targetType: 'webhook_endpoint', targetId: row.id, data: { system: row.systemKind } });
+        }
+      }
+    });
+  }
+
+  return {
+    syncSystemEndpoints,
+
+    async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
+      await syncSystemEndpoints(auth.accountId, { fulfillment: auth.account.fulfillmentEnabled });
+      const { rows, lastId } = await findPage(WebhookEndpoint, {
+        where: { accountId: auth.accountId, environment: auth.environment },
+        limit: page.limit,
+        afterId: decodeCursor(page.cursor, 'whe'),
+      });
+      return { data: rows.map((row) => toWebhookEndpointDto(row)), nextCursor: lastId ? encodeCursor(lastId) : null };
+    },
+
+    async retrieve(auth: AuthContext, id: string) {
+      const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id) });
+      if (!endpoint) throw notFound('Webhook endpoint');
+      return toWebhookEndpointDto(endpoint);
+    },
+
+    async create(auth: AuthContext, input: CreateWebhookEndpointBody) {
+      await assertAllowedTarget(input.url);
+      const secret = generateWebhookSecret();
+      const endpoint = await sequelize.transaction(async (tx) => {
+        // Serialises creates per workspace environment so two concurrent requests cannot both pass the cap.
+        await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
+          replacements: { key: `webhook-endpoints:${auth.accountId}:${auth.environment}` },
+          transaction: tx,
+        });
+        const cap = PLAN_LIMITS[auth.account.plan].webhookEndpoints;
+        const count = await WebhookEndpoint.count({ where: { accountId: auth.accountId, environment: auth.environment, systemKind: null }, transaction: tx });
+        if (count >= cap) throw quotaExceeded(`The ${auth.account.plan} plan allows ${cap} webhook endpoints per environment`);
+        const created = await WebhookEndpoint.create(
+          {
+            id: newId('whe'),
+            accountId: auth.accountId,
+            environment: auth.environment,
+            url: input.url,
+            events: input.events,
+            description: input.description ?? null,
+            active: input.active,
+            secretSealed: box.seal(secret),
+          },
+          { transaction: tx },
+        );
+        await audit(tx, auth, {
+          action: 'webhook_endpoint.created',
+          actorApiKeyId: auth.apiKeyId,
+          targetType: 'webhook_endpoint',
+          targetId: created.id,
+          data: { url: created.url, events: created.events, active: created.active },
+        });
+        return created;
+      });
+      return toWebhookEndpointDto(endpoint, secret);
+    },
+
+    async update(auth: AuthContext, id: string, input: UpdateWebhookEndpointBody) {
+      return sequelize.transaction(async (tx) => {
+        const endpoint = await lockEndpoint(tx, auth, id);
+        if (input.url !== undefined && input.url !== endpoint.url) await assertAllowedTarget(input.url);
+        const changes: Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'active' | 'consecutiveFailures' | 'deliveryEpoch' | 'secretSealed'>> = {};
+        if (input.url !== undefined) changes.url = input.url;
+        if (input.events !== undefined) changes.events = input.events;
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.active !== undefined && input.active !== endpoint.active) {
+          changes.active = input.active;
+          // Re-enabling starts a fresh failure streak; disabling drops every pending retry (new epoch).
+          if (input.active) changes.consecutiveFailures = 0;
+          else changes.deliveryEpoch = endpoint.deliveryEpoch + 1;
+        }
+        const secret = input.rotateSecret ? generateWebhookSecret() : undefined;
+        if (secret) changes.secretSealed = box.seal(secret);
+        await endpoint.update(changes, { transaction: tx });
+        const fields = Object.keys(input).filter((f) => f !== 'rotateSecret');
+        if (fields.length > 0) {
+          await audit(tx, auth, { action: 'webhook_endpoint.updated', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { fields } });
+        }
+        if (secret) {
+          await audit(tx, auth, { action: 'webhook_endpoint.secret_rotated', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id });
+        }
+        return toWebhookEndpointDto(endpoint, secret);
+      });
+    },
+
+    /** Deletes the endpoint and its delivery log; pending retries find it gone and stop without sending. */
+    async remove(auth: AuthContext, id: string) {
+      return sequelize.transaction(async (tx) => {
+        const endpoint = await lockEndpoint(tx, auth, id);
+        await endpoint.destroy({ transaction: tx });
+        await audit(tx, auth, { action: 'webhook_endpoint.deleted', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { url: endpoint.url } });
+        return { id, deleted: true as const };
+      });
+    },
+
+    async listDeliveries(auth: AuthContext, id: string, page: { limit: number; cursor?: string }) {
+      const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), attributes: ['id'] });
+      if (!endpoint) throw notFound('Webhook endpoint');
+      const { rows, lastId } = await findPage(WebhookDeliveryAttempt, {
+        where: { accountId: auth.accountId, environment: auth.environment, endpointId: id },
+        limit: page.limit,
+        afterId: decodeCursor(page.cursor, 'wha'),
+      });
+      return { data: rows.map(toAttemptDto), nextCursor: lastId ? encodeCursor(lastId) : null };
+    },
+
+    /** A synthetic `evt_test_` event to this endpoint alone, through the same delivery workflow as real events. */
+    async sendTest(auth: AuthContext, id: string, input: SendTestEventBody) {
+      const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id) });
+      if (!endpoint) throw notFound('Webhook endpoint');
+      if (!endpoint.active) throw invalidState('The endpoint is disabled; enable it before sending a test event');
+      const type = input.type ?? endpoint.events[0] ?? 'service.product.created.v1';
+      const eventId = newId('evt').replace(/^evt_/, 'evt_test_');
+      const createdAt = new Date().toISOString();
+      await startWebhookDelivery(
+        temporal,
+        {
+          eventId,
+          eventType: type,
+          accountId: auth.accountId,
+          environment: auth.environment,
+          endpointId: endpoint.id,
+          endpointEpoch: endpoint.deliveryEpoch,
+          url: endpoint.url,
+          body: serialiseEnvelope({
+            id: eventId,
+            type,
+            createdAt,
+            accountId: auth.accountId,
+            data: { object: 'test_event', message: 'A test event sent from the API; it carries no real data.' },
+          }),
+          retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+        },
+        { taskQueue: config.TEMPORAL_TASK_QUEUE },
+      );
+      return { id: eventId, type, endpointId: endpoint.id, createdAt };
+    },
+  };
+}
+
+export type WebhookEndpointService = ReturnType<typeof createWebhookEndpointService>;

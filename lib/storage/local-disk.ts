@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStorage } from './index';
+
+const TEMP_DIR = '.partial';
+
+/**
+ * Blobs as files under `root` (FILE_STORAGE_DIR). A write goes to a temporary name in `root/.partial` (same
+ * filesystem) and is renamed into place when complete, so a reader never sees half a file.
+ */
+export function createLocalDiskStorage(root: string): BlobStorage {
+  const base = path.resolve(root);
+  const temps = path.join(base, TEMP_DIR);
+  // Created once, up front: put() then attaches to the body without an await in between.
+  mkdirSync(temps, { recursive: true });
+
+  function locate(key: string): string {
+    const segments = key.split('/');
+    if (segments.some((s) => s === '' || s === '.' || s === '..' || s === TEMP_DIR || s.includes('\\'))) {
+      throw new Error(`invalid storage key: ${key}`);
+    }
+    return path.join(base, ...segments);
+  }
+
+  return {
+    async put(key, body) {
+      const target = locate(key);
+      const temp = path.join(temps, randomUUID());
+      const out = createWriteStream(temp, { flags: 'wx' });
+      try {
+        await pipeline(body, out);
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(temp, target);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err;
+      }
+      return { size: out.bytesWritten };
+    },
+
+    async remove(key) {
+      const target = locate(key);
+      await rm(target, { force: true });
+      // Each upload has its own ULID directory; drop it once empty so deleted files leave no trace.
+      await rmdir(path.dirname(target)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT' && err.code !== 'ENOTEMPTY') throw err;
+      });
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import type { Transaction } from 'sequelize';
+import { createAiGenerationService, type AiGenerationService } from '../../api/routes/products/ai-generation';
+import { ApiError } from '../../api/errors';
+import type { Plan } from '../../db/models';
+import type { Tenant } from '../../db/outbox';
+import { PLAN_LIMITS } from '../../lib/plan-limits';
+import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
+import { countRuns, insertProduct, insertRuns, readProduct } from '../helpers/ai-products';
+import { createTestContext, type TestContext } from '../helpers/context';
+
+let ctx: TestContext;
+let service: AiGenerationService;
+const taskQueue = `ai-service-${Date.now()}`;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  // No worker polls this queue: started workflows stay open, which is what start() is checked against.
+  service = createAiGenerationService({ temporal: ctx.temporal, taskQueue });
+});
+afterAll(() => ctx.close());
+
+async function workspace(plan: Plan = 'free'): Promise<Tenant> {
+  const ws = await ctx.createWorkspace({ plan });
+  return { accountId: ws.accountId, environment: 'test' };
+}
+
+/** As the products service calls it: inside a transaction that holds the product row lock. */
+function reserve(tenant: Tenant, productId: string, plan: Plan = 'free', beforeReserve?: (tx: Transaction) => Promise<void>) {
+  return ctx.sequelize.transaction(async (tx) => {
+    await ctx.sequelize.query(`SELECT id FROM products WHERE id = :productId FOR UPDATE`, { replacements: { productId }, transaction: tx });
+    await beforeReserve?.(tx);
+    return service.reserve(tx, tenant, plan, productId);
+  });
+}
+
+async function quotaError(promise: Promise<unknown>): Promise<ApiError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).code).toBe('QUOTA_EXCEEDED');
+  expect((err as ApiError).status).toBe(403);
+  return err as ApiError;
+}
+
+describe('AI generation service: reserve()', () => {
+  it('records a run, sets ai_status generating and ai_generated, and bumps updated_at', async () => {
+    const tenant = await workspace();
+    const id = await insertProduct(ctx.sequelize, tenant);
+    const before = await readProduct(ctx.sequelize, id);
+
+    expect(await reserve(tenant, id)).toBe('reserved');
+
+    const after = await readProduct(ctx.sequelize, id);
+    expect({ status: after.ai_status, generated: after.ai_generated }).toEqual({ status: 'generating', generated: true });
+    expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(await countRuns(ctx.sequelize, tenant)).toBe(1);
+  });
+
+  it('answers already_running while a run is in flight, recording nothing more', async () => {
+    const tenant = await workspace();
+    const id = await insertProduct(ctx.sequelize, tenant);
+    expect(await reserve(tenant, id)).toBe('reserved');
+    expect(await reserve(tenant, id)).toBe('already_running');
+    expect(await countRuns(ctx.sequelize, tenant)).toBe(1);
+  });
+
+  it('reserves again once the previous run completed or failed', async () => {
+    const tenant = await workspace();
+    for (const status of ['completed', 'failed']) {
+      const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: status });
+      expect(await reserve(tenant, id)).toBe('reserved');
+    }
+    expect(await countRuns(ctx.sequelize, tenant)).toBe(2);
+  });
+
+  it('gives 403 QUOTA_EXCEEDED at the monthly cap and writes nothing', async () => {
+    const tenant = await workspace('free');
+    const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
+    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    const id = await insertProduct(ctx.sequelize, tenant);
+    const before = await readProduct(ctx.sequelize, id);
+
+    const err = await quotaError(reserve(tenant, id, 'free'));
+    expect(err.message).toMatch(/10/);
+
+    expect(await readProduct(ctx.sequelize, id)).toEqual(before);
+    expect(await countRuns(ctx.sequelize, tenant)).toBe(PLAN_LIMITS.free.aiGenerationsPerMonth);
+  });
+
+  it('caps by the plan passed in', async () => {
+    const tenant = await workspace('starter');
+    const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
+    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    const id = await insertProduct(ctx.sequelize, tenant);
+    expect(await reserve(tenant, id, 'starter')).toBe('reserved');
+    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.starter.aiGenerationsPerMonth - PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
+    await quotaError(reserve(tenant, await insertProduct(ctx.sequelize, tenant), 'starter'));
+  });
+
+  it('counts only this calendar month (UTC)', async () => {
+    const tenant = await workspace();
+    const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
+    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth, true);
+    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
+    expect(await reserve(tenant, await insertProduct(ctx.sequelize, tenant))).toBe('reserved');
+    await quotaError(reserve(tenant, await insertProduct(ctx.sequelize, tenant)));
+  });
+
+  it('counts per workspace and environment: live runs and other workspaces do not use test quota', async () => {
+    const tenant = await workspace();
+    const live: Tenant = { ...tenant, environment: 'live' };
+    const other = await workspace();
+    const limit = PLAN_LIMITS.free.aiGenerationsPerMonth;
+    await insertRuns(ctx.sequelize, live, await insertProduct(ctx.sequelize, live, { aiStatus: 'completed' }), limit);
+    await insertRuns(ctx.sequelize, other, await insertProduct(ctx.sequelize, other, { aiStatus: 'completed' }), limit);
+
+    expect(await reserve(tenant, await insertProduct(ctx.sequelize, tenant))).toBe('reserved');
+    await quotaError(reserve(live, await insertProduct(ctx.sequelize, live)));
+    await quotaError(reserve(other, await insertProduct(ctx.sequelize, other)));
+  });
+
+  it('answers 404 for a product of another workspace or environment', async () => {
+    const tenant = await workspace();
+    const id = await insertProduct(ctx.sequelize, tenant);
+    const stranger = await workspace();
+    for (const who of [stranger, { ...tenant, environment: 'live' as const }]) {
+      const err = await reserve(who, id).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'RESOURCE_NOT_FOUND', status: 404 });
+    }
+    expect((await readProduct(ctx.sequelize, id)).ai_status).toBeNull();
+  });
+
+  it('never exceeds the cap under concurrent reservations', async () => {
+    const tenant = await workspace();
+    const limit = PLAN_LIMITS.free.aiGenerationsPerMonth;
+    await insertRuns(ctx.sequelize, tenant, await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' }), limit - 2);
+    // Four, below the test context's pool of five connections, since every transaction waits at the barrier.
+    const ids = await Promise.all(Array.from({ length: 4 }, () => insertProduct(ctx.sequelize, tenant)));
+
+    // Every transaction holds its product lock before any of them counts, so the counts really race.
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const results = await Promise.allSettled(
+      ids.map((id) =>
+        reserve(tenant, id, 'free', async () => {
+          arrived += 1;
+          if (arrived === ids.length) release();
+          await barrier;
+        }),
+      ),
+    );
+
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value === 'reserved')).toHaveLength(2);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'QUOTA_EXCEEDED' });
+    expect(await countRuns(ctx.sequelize, tenant)).toBe(limit);
+    const statuses = await Promise.all(ids.map(async (id) => (await readProduct(ctx.sequelize, id)).ai_status));
+    expect(statuses.filter((s) => s === 'generating')).toHaveLength(2);
+  });
+
+  it('does not deadlock with transactions that already reference the account (foreign-key key-share locks)', async () => {
+    const tenant = await workspace('pro');
+    const ids = await Promise.all([0, 1].map(() => insertProduct(ctx.sequelize, tenant)));
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    // As a create does on the uncapped plan: insert a row referencing the account, then reserve.
+    const results = await Promise.allSettled(
+      ids.map((id) =>
+        reserve(tenant, id, 'pro', async (tx) => {
+          await ctx.sequelize.query(
+            `INSERT INTO events (id, account_id, environment, type, data) VALUES (:id, :accountId, :environment, 'test.event', '{}')`,
+            { replacements: { id: `evt_${id.slice(5)}`, ...tenant }, transaction: tx },
+          );
+          arrived += 1;
+          if (arrived === ids.length) release();
+          await barrier;
+        }),
+      ),
+    );
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual(['reserved', 'reserved']);
+  });
+});
+
+describe('AI generation service: start()', () => {
+  it('starts ai-generation:<productId> tagged with AccountId, and leaves a running one alone', async () => {
+    const tenant = await workspace();
+    const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'generating' });
+
+    await service.start(tenant, id);
+    const handle = ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id));
+    const first = await handle.describe();
+    expect(first.workflowId).toBe(`ai-generation:${id}`);
+    expect({ type: first.type, taskQueue: first.taskQueue, status: first.status.name }).toEqual({ type: 'aiGeneration', taskQueue, status: 'RUNNING' });
+    expect(first.typedSearchAttributes.get(ACCOUNT_ID)).toBe(tenant.accountId);
+
+    await service.start(tenant, id);
+    const second = await handle.describe();
+    expect(second.runId).toBe(first.runId);
+
+    // Once it has closed, the next start is a new run under the same id.
+    await handle.terminate('test');
+    await service.start(tenant, id);
+    const third = await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).describe();
+    expect(third.runId).not.toBe(first.runId);
+    expect(third.status.name).toBe('RUNNING');
+    await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).terminate('test');
+  });
+});

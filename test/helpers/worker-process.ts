@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+const TAIL_LINES = 60;
+
+export interface WorkerProcess {
+  pid: number;
+  /** Last lines of its output, for failure messages. */
+  output(): string;
+  /** Immediate death, as in a crash or an OOM kill: no drain, no cleanup. */
+  kill(): Promise<void>;
+  /** Graceful stop (SIGTERM), then SIGKILL after 15 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm run worker` as its own process (`node --import tsx worker/main.ts`): Temporal worker plus the outbox
+ * relay, exactly as deployed (or another worker `script` that logs the same line). Resolves once it logs
+ * "worker started"; NODE_EXTRA_CA_CERTS and the rest of the configuration come from `env` (Node reads
+ * NODE_EXTRA_CA_CERTS only at start-up).
+ */
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  options: { script?: string; timeoutMs?: number } = {},
+): Promise<WorkerProcess> {
+  const timeoutMs = options.timeoutMs ?? 90_000;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, options.script ?? 'worker/main.ts')], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tail: string[] = [];
+  let started = false;
+  let exit: string | undefined;
+  const onOutput = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+      tail.push(line);
+      if (line.includes('"msg":"worker started"')) started = true;
+    }
+    tail.splice(0, Math.max(0, tail.length - TAIL_LINES));
+  };
+  child.stdout?.on('data', onOutput);
+  child.stderr?.on('data', onOutput);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exit = signal ? `signal ${signal}` : `code ${code}`;
+      resolve();
+    });
+  });
+  const output = () => tail.join('\n');
+
+  const deadline = Date.now() + timeoutMs;
+  while (!started) {
+    if (exit) throw new Error(`worker exited with ${exit} before it started\n${output()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker did not start within ${timeoutMs} ms\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    pid: child.pid!,
+    output,
+    async kill() {
+      if (!exit) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (exit) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

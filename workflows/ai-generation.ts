@@ -1,0 +1,76 @@
+import {
+  ActivityFailure,
+  CancellationScope,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { AiGenerationTarget } from '../activities/ai-generation';
+import { AI_GENERATION_REQUESTED } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/** Bounded: a provider that keeps failing ends the run as `failed` after this many calls. */
+export const AI_PROVIDER_MAX_ATTEMPTS = 5;
+
+// The provider call: backoff 5s, 10s, 20s, 40s between the five attempts. The timeout exceeds the largest
+// AI_TIMEOUT (5m) so the HTTP client, not Temporal, normally ends a slow call.
+const { generateProductCopy } = proxyActivities<Activities>({
+  startToCloseTimeout: '6 minutes',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: AI_PROVIDER_MAX_ATTEMPTS,
+  },
+});
+
+// Database reads and writes retry until they land: a run must not stay 'generating' because Postgres blinked.
+const { loadAiGenerationRun, applyProductCopy, markAiGenerationFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export const aiGenerationRequested = defineSignal(AI_GENERATION_REQUESTED);
+
+export type AiGenerationOutcome = 'completed' | 'failed' | 'skipped';
+
+/**
+ * `ai-generation:<productId>`: generates copy for each run reserved on the product (ai_status
+ * 'generating'), then records `completed` or `failed`. Started by signal-with-start; a signal that arrives
+ * while a run is in progress or just finishing makes it look at the product once more, so a run reserved
+ * as this workflow was closing is still served. Returns one outcome per look ('skipped': nothing reserved).
+ */
+export async function aiGeneration(target: AiGenerationTarget): Promise<AiGenerationOutcome[]> {
+  let requested = true;
+  setHandler(aiGenerationRequested, () => {
+    requested = true;
+  });
+
+  const outcomes: AiGenerationOutcome[] = [];
+  while (requested) {
+    requested = false;
+    const pending = await loadAiGenerationRun(target);
+    if (!pending) {
+      outcomes.push('skipped');
+      continue;
+    }
+    try {
+      const copy = await generateProductCopy(pending.product);
+      await applyProductCopy({ ...target, run: pending.run, copy });
+      outcomes.push('completed');
+    } catch (err) {
+      if (isCancellation(err)) {
+        // An operator cancelled the workflow: the product must not stay 'generating' forever.
+        await CancellationScope.nonCancellable(() => markAiGenerationFailed({ ...target, run: pending.run }));
+        throw err;
+      }
+      if (!(err instanceof ActivityFailure)) throw err;
+      await markAiGenerationFailed({ ...target, run: pending.run });
+      outcomes.push('failed');
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,94 @@
+import { ActivityFailure, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { AttemptOutcome } from '../activities/webhooks';
+
+type Activities = ReturnType<typeof createActivities>;
+
+// Workflow time (replayed from history, so deterministic): stamps when each attempt was due and answered.
+// eslint-disable-next-line no-restricted-properties -- see above
+const workflowNow = () => Date.now();
+
+/**
+ * Each attempt is one activity run with no activity-level retry: this workflow owns the schedule. The
+ * timeout sits above the 10 s HTTP deadline (WEBHOOK_HTTP_TIMEOUT_MS) plus the short database round trips
+ * around it; a run that exceeds it counts as a failed attempt.
+ *
+ * A local activity: it runs inside the workflow task, so a delivery costs the server one workflow task per
+ * attempt instead of three tasks (docs/decisions.md, "Webhooks"). If the worker dies mid-attempt, the
+ * workflow task is retried and the attempt re-runs with the same delivery id, which the activity answers
+ * from the delivery log when it had been recorded.
+ */
+export const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
+
+const { deliverWebhookAttempt } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: WEBHOOK_ATTEMPT_TIMEOUT,
+  retry: { maximumAttempts: 1 },
+});
+
+/** Everything one delivery needs, fixed at fan-out: the same bytes go out on every attempt, to the URL of that time. */
+export interface WebhookDeliveryInput {
+  eventId: string;
+  eventType: string;
+  accountId: string;
+  environment: 'test' | 'live';
+  endpointId: string;
+  /** The endpoint's delivery epoch at fan-out; disabling the endpoint bumps it and stops this delivery. */
+  endpointEpoch: number;
+  url: string;
+  /** The serialised envelope `{ id, type, createdAt, accountId, data }`. */
+  body: string;
+  /** Delays in ms between attempts, measured from the previous failure (WEBHOOK_RETRY_SCHEDULE at fan-out). */
+  retrySchedule: number[];
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  /** Workflow time when the attempt was due and when its outcome came back (ms since epoch). */
+  startedAt: number;
+  finishedAt: number;
+  outcome: AttemptOutcome;
+}
+
+export interface WebhookDeliveryResult {
+  /** delivered: a 2xx; failed: every attempt failed, dropped; stopped: the endpoint was deleted or disabled. */
+  status: 'delivered' | 'failed' | 'stopped';
+  attempts: AttemptRecord[];
+}
+
+/** Delivers one event to one endpoint: first attempt at once, then one retry after each delay of the schedule. */
+export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const attempts: AttemptRecord[] = [];
+  const total = input.retrySchedule.length + 1;
+  for (let attempt = 1; attempt <= total; attempt += 1) {
+    const retryDelayMs = attempt < total ? (input.retrySchedule[attempt - 1] ?? null) : null;
+    const startedAt = workflowNow();
+    let outcome: AttemptOutcome;
+    try {
+      const result = await deliverWebhookAttempt({
+        eventId: input.eventId,
+        eventType: input.eventType,
+        accountId: input.accountId,
+        environment: input.environment,
+        endpointId: input.endpointId,
+        endpointEpoch: input.endpointEpoch,
+        url: input.url,
+        body: input.body,
+        attempt,
+        deliveryId: uuid4(),
+        scheduledAt: startedAt,
+        retryDelayMs,
+      });
+      outcome = result.outcome;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      // Timed out or crashed before reporting: no answer is a failed attempt like any other.
+      outcome = 'failed';
+    }
+    attempts.push({ attempt, startedAt, finishedAt: workflowNow(), outcome });
+    if (outcome === 'succeeded') return { status: 'delivered', attempts };
+    if (outcome === 'endpoint_gone' || outcome === 'endpoint_disabled') return { status: 'stopped', attempts };
+    if (retryDelayMs === null) break;
+    await sleep(retryDelayMs);
+  }
+  return { status: 'failed', attempts };
+}
