@@ -1,14 +1,5 @@
-import { ConfigError, loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+import { loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
+import { configProblems } from './helpers/config';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -31,13 +22,13 @@ describe('configuration', () => {
     ['ENCRYPTION_KEY', 'too-short'],
     ['LOG_LEVEL', 'loud'],
   ])('names %s when it is %j', (name, value) => {
-    const found = problems({ [name]: value });
+    const found = configProblems({ [name]: value });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(new RegExp(`^${name}: `));
   });
 
   it('reports every bad variable at once', () => {
-    expect(problems({ PORT: 'x', LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+    expect(configProblems({ PORT: 'x', LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
   });
 
   it('reads FILE_CLEANUP_DELAY as a duration, 5 minutes by default', () => {

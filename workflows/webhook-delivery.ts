@@ -64,15 +64,9 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     const startedAt = workflowNow();
     let outcome: AttemptOutcome;
     try {
+      const { retrySchedule: _schedule, ...delivery } = input;
       const result = await deliverWebhookAttempt({
-        eventId: input.eventId,
-        eventType: input.eventType,
-        accountId: input.accountId,
-        environment: input.environment,
-        endpointId: input.endpointId,
-        endpointEpoch: input.endpointEpoch,
-        url: input.url,
-        body: input.body,
+        ...delivery,
         attempt,
         deliveryId: uuid4(),
         scheduledAt: startedAt,

@@ -1,17 +1,9 @@
 import { createTextGenerator } from '../../../lib/ai';
 import { OfflineTextGenerator } from '../../../lib/ai/offline';
 import { OpenAiCompatibleGenerator } from '../../../lib/ai/openai-compatible';
-import { ConfigError, loadConfig } from '../../../lib/config';
+import { loadConfig } from '../../../lib/config';
+import { configProblems } from '../../helpers/config';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('AI provider configuration', () => {
   it('defaults to no provider (the offline generator) and a 60s timeout', () => {
@@ -29,16 +21,16 @@ describe('AI provider configuration', () => {
   });
 
   it('names each bad AI variable', () => {
-    expect(problems({ AI_BASE_URL: 'ftp://models.local' })).toEqual([expect.stringMatching(/^AI_BASE_URL: /)]);
-    expect(problems({ AI_BASE_URL: 'http://127.0.0.1:11434/v1' })).toEqual([expect.stringMatching(/^AI_MODEL: required when AI_BASE_URL/)]);
-    expect(problems({ AI_MODEL: 'gpt-4o-mini' })).toEqual([expect.stringMatching(/^AI_BASE_URL: required/)]);
-    expect(problems({ AI_API_KEY: 'sk-x' })).toEqual([expect.stringMatching(/^AI_BASE_URL: required/)]);
-    expect(problems({ AI_TIMEOUT: 'soon' })).toEqual([expect.stringMatching(/^AI_TIMEOUT: /)]);
-    expect(problems({ AI_TIMEOUT: '10m' })).toEqual(['AI_TIMEOUT: must be at most 5m']);
-    expect(problems({ AI_TIMEOUT: '0s' })).toEqual(['AI_TIMEOUT: must be at least 1s']);
+    expect(configProblems({ AI_BASE_URL: 'ftp://models.local' })).toEqual([expect.stringMatching(/^AI_BASE_URL: /)]);
+    expect(configProblems({ AI_BASE_URL: 'http://127.0.0.1:11434/v1' })).toEqual([expect.stringMatching(/^AI_MODEL: required when AI_BASE_URL/)]);
+    expect(configProblems({ AI_MODEL: 'gpt-4o-mini' })).toEqual([expect.stringMatching(/^AI_BASE_URL: required/)]);
+    expect(configProblems({ AI_API_KEY: 'sk-x' })).toEqual([expect.stringMatching(/^AI_BASE_URL: required/)]);
+    expect(configProblems({ AI_TIMEOUT: 'soon' })).toEqual([expect.stringMatching(/^AI_TIMEOUT: /)]);
+    expect(configProblems({ AI_TIMEOUT: '10m' })).toEqual(['AI_TIMEOUT: must be at most 5m']);
+    expect(configProblems({ AI_TIMEOUT: '0s' })).toEqual(['AI_TIMEOUT: must be at least 1s']);
   });
 
   it('never echoes the API key in a configuration error', () => {
-    expect(problems({ AI_API_KEY: 'sk-very-secret' }).join('\n')).not.toContain('sk-very-secret');
+    expect(configProblems({ AI_API_KEY: 'sk-very-secret' }).join('\n')).not.toContain('sk-very-secret');
   });
 });
