@@ -1,27 +1,46 @@
-import { Op, type Attributes, type Model, type ModelStatic, type Transaction, type WhereOptions } from 'sequelize';
+import type { Attributes, Model, ModelStatic, Sequelize } from 'sequelize';
+import { plainQuery } from './plain-query';
 
 export interface Page<M> {
   rows: M[];
   lastId: string | null;
 }
 
+type Scalar = string | number | boolean;
+
+/** `<column> AS "<attribute>"` for every attribute, so plain rows arrive in the model's camelCase. */
+function selectList(model: ModelStatic<Model>): string {
+  return Object.entries(model.getAttributes())
+    .map(([attribute, definition]) => `${definition.field ?? attribute} AS "${attribute}"`)
+    .join(', ');
+}
+
+function column(model: ModelStatic<Model>, attribute: string): string {
+  const field = model.getAttributes()[attribute]?.field;
+  if (!field) throw new Error(`${model.name} has no attribute ${attribute}`);
+  return field;
+}
+
 /**
  * Keyset page, newest first, on the ULID primary key: rows inserted while a client pages have larger ids
- * and so can neither shift nor repeat what it has already seen.
+ * and so can neither shift nor repeat what it has already seen. `where` is equality on attributes (the
+ * tenant columns and a parent id); the statement is a plain query because every list request runs one.
  */
 export async function findPage<M extends Model & { id: string }>(
+  sequelize: Sequelize,
   model: ModelStatic<M>,
-  options: { where: WhereOptions; limit: number; afterId?: string; transaction?: Transaction },
+  options: { where: Partial<Record<keyof Attributes<M> & string, Scalar>>; limit: number; afterId?: string },
 ): Promise<Page<Attributes<M>>> {
-  const where = options.afterId ? { [Op.and]: [options.where, { id: { [Op.lt]: options.afterId } }] } : options.where;
-  const rows = (await model.findAll({
-    where,
-    order: [['id', 'DESC']],
-    limit: options.limit + 1,
-    transaction: options.transaction,
-    // Plain rows: a list only serialises them, and hydrating model instances costs more than the query.
-    raw: true,
-  })) as Attributes<M>[];
+  const values: unknown[] = [];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  const conditions = Object.entries(options.where).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
+  if (options.afterId) conditions.push(`id < ${bind(options.afterId)}`);
+  const limit = bind(options.limit + 1);
+  const rows = await plainQuery<Attributes<M>>(
+    sequelize,
+    `SELECT ${selectList(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
+    values,
+  );
   const hasMore = rows.length > options.limit;
   const pageRows = hasMore ? rows.slice(0, options.limit) : rows;
   return { rows: pageRows, lastId: hasMore ? ((pageRows[pageRows.length - 1] as { id?: string } | undefined)?.id ?? null) : null };

@@ -14,12 +14,13 @@ const LIMIT = 50;
 // Same serialisation code as the route, so the two sides differ only in the stack around it.
 serveBare({
   'GET /api/v1/account/api-keys': async (pool, _req, res) => {
-    const { rows } = await pool.query<ApiKeyRow>(
-      `SELECT id, name, prefix, last4, environment, access, created_at AS "createdAt",
+    const { rows } = await pool.query<ApiKeyRow>({
+      name: 'ceiling-api-keys-page',
+      text: `SELECT id, name, prefix, last4, environment, access, created_at AS "createdAt",
               last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"
          FROM api_keys WHERE account_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
-      [accountId, environment, LIMIT + 1],
-    );
+      values: [accountId, environment, LIMIT + 1],
+    });
     const page = rows.slice(0, LIMIT);
     const last = rows.length > LIMIT ? page[page.length - 1] : undefined;
     sendJson(res, 200, {

@@ -28,7 +28,7 @@ async function readJson(req: IncomingMessage): Promise<{ name: string; price: nu
 serveBare({
   'POST /api/v1/storefront/products': async (pool, req, res) => {
     const body = await readJson(req);
-    const { rows } = await pool.query<Parameters<typeof toProductDto>[0]>(sql, [
+    const { rows } = await pool.query<Parameters<typeof toProductDto>[0]>({ name: 'ceiling-product-insert', text: sql }, [
       newId('prod'),
       accountId,
       environment,

@@ -21,7 +21,7 @@ const sql = productReadSql({}).replace(/(?<!:):([A-Za-z]+)/g, (_m, name: string)
 
 serveBare({
   'GET /api/v1/storefront/products': async (pool, _req, res) => {
-    const { rows } = await pool.query<Parameters<typeof toProductDto>[0] & { files: FileRow[] }>(sql, [accountId, environment, LIMIT + 1]);
+    const { rows } = await pool.query<Parameters<typeof toProductDto>[0] & { files: FileRow[] }>({ name: 'ceiling-products-page', text: sql }, [accountId, environment, LIMIT + 1]);
     const page = rows.slice(0, LIMIT);
     const last = rows.length > LIMIT ? page[page.length - 1] : undefined;
     sendJson(res, 200, {

@@ -1,6 +1,7 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { type Sequelize, type Transaction } from 'sequelize';
 import { ApiKey, type Environment, type KeyAccess } from '../../../db/models';
 import { findPage } from '../../../db/pagination';
+import { plainQuery } from '../../../db/plain-query';
 import { audit, type Tenant } from '../../../db/outbox';
 import { hashKey, hashesEqual, mintKey } from '../../../lib/api-key-secrets';
 import { newId } from '../../../lib/ids';
@@ -87,13 +88,14 @@ export function createApiKeyService(sequelize: Sequelize) {
     async findActiveKey(value: string): Promise<ActiveKey | null> {
       const hash = hashKey(value);
       // One round trip on every authenticated request, so plain SQL selecting only what AuthContext needs.
-      const [row] = await sequelize.query<Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>>(
+      const [row] = await plainQuery<Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>>(
+        sequelize,
         `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
                 k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
                 a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_hash = :hash AND k.revoked_at IS NULL`,
-        { type: QueryTypes.SELECT, replacements: { hash } },
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [hash],
       );
       if (!row || !hashesEqual(row.keyHash, hash)) return null;
       return {
@@ -123,7 +125,7 @@ export function createApiKeyService(sequelize: Sequelize) {
     },
 
     async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
-      const { rows, lastId } = await findPage(ApiKey, {
+      const { rows, lastId } = await findPage(sequelize, ApiKey, {
         where: { accountId: auth.accountId, environment: auth.environment },
         limit: page.limit,
         afterId: decodeCursor(page.cursor, 'key'),

@@ -179,7 +179,7 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal 
 
     async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
       await syncSystemEndpoints(auth.accountId, { fulfillment: auth.account.fulfillmentEnabled });
-      const { rows, lastId } = await findPage(WebhookEndpoint, {
+      const { rows, lastId } = await findPage(sequelize, WebhookEndpoint, {
         where: { accountId: auth.accountId, environment: auth.environment },
         limit: page.limit,
         afterId: decodeCursor(page.cursor, 'whe'),
@@ -271,7 +271,7 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal 
     async listDeliveries(auth: AuthContext, id: string, page: { limit: number; cursor?: string }) {
       const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), attributes: ['id'] });
       if (!endpoint) throw notFound('Webhook endpoint');
-      const { rows, lastId } = await findPage(WebhookDeliveryAttempt, {
+      const { rows, lastId } = await findPage(sequelize, WebhookDeliveryAttempt, {
         where: { accountId: auth.accountId, environment: auth.environment, endpointId: id },
         limit: page.limit,
         afterId: decodeCursor(page.cursor, 'wha'),
