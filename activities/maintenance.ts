@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { purgeExpiredRecords } from '../db/idempotency';
+import { purgeExpiredRecords } from '../db/retention';
 
 export function createMaintenanceActivities({ sequelize }: { sequelize: Sequelize }) {
   return {

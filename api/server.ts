@@ -2,10 +2,17 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../lib/logger';
 
+/**
+ * Node's default whole-request deadline (5 minutes) would cut a 500 MB product-file upload on a link slower
+ * than ~1.7 MB/s. Slow-header clients are still cut by `headersTimeout` (60 s).
+ */
+const REQUEST_TIMEOUT_MS = 60 * 60 * 1000;
+
 /** Listens, and on SIGINT/SIGTERM stops accepting, lets in-flight requests finish, then runs cleanup. */
 export function listen(app: Express, port: number, logger: Logger, cleanup: () => Promise<void>): Promise<Server> {
   return new Promise((resolve) => {
     const server = app.listen(port, () => resolve(server));
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -84,18 +84,3 @@ export async function releaseIdempotencyKey(id: string): Promise<void> {
   await IdempotencyKey.destroy({ where: { id } });
 }
 
-/** Deletes records past the window and rate-limit rows past their expiry; run by the maintenance schedule. */
-export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()): Promise<{ idempotencyKeys: number; rateLimits: number }> {
-  const [, idem] = await sequelize.query(
-    `DELETE FROM idempotency_keys WHERE created_at < :now::timestamptz - make_interval(hours => :windowHours)`,
-    { replacements: { now: now.toISOString(), windowHours: IDEMPOTENCY_WINDOW_HOURS } },
-  );
-  const [, limits] = await sequelize.query(`DELETE FROM rate_limits WHERE expire < :nowMs`, {
-    replacements: { nowMs: now.getTime() },
-  });
-  return { idempotencyKeys: rowCount(idem), rateLimits: rowCount(limits) };
-}
-
-function rowCount(result: unknown): number {
-  return typeof result === 'object' && result !== null && 'rowCount' in result ? Number(result.rowCount) : 0;
-}

@@ -50,6 +50,9 @@ export async function up(qi: QueryInterface): Promise<void> {
     );
     CREATE INDEX webhook_delivery_attempts_endpoint_id ON webhook_delivery_attempts (endpoint_id, id DESC);
     CREATE INDEX webhook_delivery_attempts_event_id ON webhook_delivery_attempts (event_id);
+    -- For the maintenance purge of the delivery log and of fanned-out events (db/retention.ts).
+    CREATE INDEX webhook_delivery_attempts_created_at ON webhook_delivery_attempts (created_at);
+    CREATE INDEX events_published_created_at ON events (created_at) WHERE published_at IS NOT NULL;
 
     CREATE FUNCTION events_notify_relay() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -63,6 +66,7 @@ export async function up(qi: QueryInterface): Promise<void> {
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`
+    DROP INDEX events_published_created_at;
     DROP TRIGGER events_notify_relay ON events;
     DROP FUNCTION events_notify_relay();
     DROP TABLE webhook_delivery_attempts;

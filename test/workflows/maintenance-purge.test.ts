@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { IdempotencyKey } from '../../db/models';
+import { randomUUID } from 'node:crypto';
+import { Event, IdempotencyKey, WebhookDeliveryAttempt, WebhookEndpoint } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { ensureSchedules } from '../../worker/schedules';
 import { SCHEDULE_IDS, workflowIds } from '../../workflows/messages';
@@ -30,7 +31,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_00
 }
 
 describe('maintenance purge schedule', () => {
-  it('is created once, runs the purge workflow, and removes only expired idempotency records and rate-limit rows', async () => {
+  it('is created once, runs the purge workflow, and removes only what has expired', async () => {
     const ws = await ctx.createWorkspace();
     const base = { accountId: ws.accountId, environment: 'test' as const, requestMethod: 'POST', requestPath: '/x', requestHash: 'h', state: 'completed' as const };
     await IdempotencyKey.bulkCreate([
@@ -40,6 +41,39 @@ describe('maintenance purge schedule', () => {
     await ctx.sequelize.query(`INSERT INTO rate_limits (key, points, expire) VALUES ('test:expired', 1, :past), ('test:live', 1, :future)`, {
       replacements: { past: Date.now() - 1000, future: Date.now() + 60_000 },
     });
+
+    // Delivery log and fanned-out events: kept 30 days; an event never fanned out is kept however old.
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const endpoint = await WebhookEndpoint.create({
+      id: newId('whe'),
+      accountId: ws.accountId,
+      environment: 'test',
+      url: 'https://receiver.example/hooks',
+      events: [],
+      description: null,
+      active: true,
+      secretSealed: 'sealed',
+    });
+    const attempt = (id: string, createdAt: Date) => ({
+      id,
+      accountId: ws.accountId,
+      environment: 'test' as const,
+      endpointId: endpoint.id,
+      eventId: newId('evt'),
+      eventType: 'checkout.completed',
+      attempt: 1,
+      deliveryId: randomUUID(),
+      url: endpoint.url,
+      status: 'succeeded' as const,
+      durationMs: 5,
+      scheduledAt: createdAt,
+      createdAt,
+    });
+    const [oldAttempt, recentAttempt] = [newId('wha'), newId('wha')];
+    await WebhookDeliveryAttempt.bulkCreate([attempt(oldAttempt, days(31)), attempt(recentAttempt, days(29))]);
+    const event = (id: string, createdAt: Date, publishedAt: Date | null) => ({ id, accountId: ws.accountId, environment: 'test' as const, type: 'checkout.completed', data: {}, createdAt, publishedAt });
+    const [oldPublished, oldUnpublished, recentPublished] = [newId('evt'), newId('evt'), newId('evt')];
+    await Event.bulkCreate([event(oldPublished, days(31), days(31)), event(oldUnpublished, days(31), null), event(recentPublished, days(29), days(29))]);
 
     await ensureSchedules(ctx.temporal, worker.taskQueue);
     await ensureSchedules(ctx.temporal, worker.taskQueue); // idempotent at every worker start
@@ -56,12 +90,20 @@ describe('maintenance purge schedule', () => {
     });
     expect(run.workflowId.startsWith(workflowIds.maintenancePurge())).toBe(true);
     const handle = ctx.temporal.workflow.getHandle(run.workflowId, run.runId);
-    expect(await handle.result()).toEqual({ idempotencyKeys: expect.any(Number), rateLimits: expect.any(Number) });
+    expect(await handle.result()).toEqual({
+      idempotencyKeys: expect.any(Number),
+      rateLimits: expect.any(Number),
+      deliveryAttempts: expect.any(Number),
+      events: expect.any(Number),
+    });
 
     const keys = (await IdempotencyKey.findAll({ where: { accountId: ws.accountId } })).map((k) => k.key);
     expect(keys).toEqual(['recent']);
     const [limits] = await ctx.sequelize.query(`SELECT key FROM rate_limits WHERE key LIKE 'test:%' ORDER BY key`);
     expect(limits).toEqual([{ key: 'test:live' }]);
+    expect((await WebhookDeliveryAttempt.findAll({ where: { endpointId: endpoint.id } })).map((a) => a.id)).toEqual([recentAttempt]);
+    const events = (await Event.findAll({ where: { accountId: ws.accountId }, order: [['id', 'ASC']] })).map((e) => e.id);
+    expect(events).toEqual([oldUnpublished, recentPublished]);
 
     if (process.env.RECORD_HISTORIES === '1') {
       const history = await handle.fetchHistory();
