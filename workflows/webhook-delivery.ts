@@ -4,10 +4,6 @@ import type { AttemptOutcome } from '../activities/webhooks';
 
 type Activities = ReturnType<typeof createActivities>;
 
-// Workflow time (replayed from history, so deterministic): stamps when each attempt was due and answered.
-// eslint-disable-next-line no-restricted-properties -- see above
-const workflowNow = () => Date.now();
-
 /**
  * Each attempt is one activity run with no activity-level retry: this workflow owns the schedule. The
  * timeout sits above the 10 s HTTP deadline (WEBHOOK_HTTP_TIMEOUT_MS) plus the short database round trips
@@ -43,9 +39,6 @@ export interface WebhookDeliveryInput {
 
 export interface AttemptRecord {
   attempt: number;
-  /** Workflow time when the attempt was due and when its outcome came back (ms since epoch). */
-  startedAt: number;
-  finishedAt: number;
   outcome: AttemptOutcome;
 }
 
@@ -61,7 +54,6 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
   const total = input.retrySchedule.length + 1;
   for (let attempt = 1; attempt <= total; attempt += 1) {
     const retryDelayMs = attempt < total ? (input.retrySchedule[attempt - 1] ?? null) : null;
-    const startedAt = workflowNow();
     let outcome: AttemptOutcome;
     try {
       const { retrySchedule: _schedule, ...delivery } = input;
@@ -69,7 +61,6 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
         ...delivery,
         attempt,
         deliveryId: uuid4(),
-        scheduledAt: startedAt,
         retryDelayMs,
       });
       outcome = result.outcome;
@@ -78,7 +69,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       // Timed out or crashed before reporting: no answer is a failed attempt like any other.
       outcome = 'failed';
     }
-    attempts.push({ attempt, startedAt, finishedAt: workflowNow(), outcome });
+    attempts.push({ attempt, outcome });
     if (outcome === 'succeeded') return { status: 'delivered', attempts };
     if (outcome === 'endpoint_gone' || outcome === 'endpoint_disabled') return { status: 'stopped', attempts };
     if (retryDelayMs === null) break;

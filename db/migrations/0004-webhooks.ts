@@ -43,7 +43,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       status_code integer,
       duration_ms integer NOT NULL CHECK (duration_ms >= 0),
       error text,
-      -- Workflow time at which the attempt was due.
+      -- When the attempt started.
       scheduled_at timestamptz NOT NULL,
       next_attempt_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now()

@@ -66,7 +66,6 @@ function attempt(row: WebhookEndpoint, overrides: Partial<AttemptInput> = {}): A
     body: JSON.stringify({ id: eventId, type: 'checkout.completed', createdAt: new Date().toISOString(), accountId: row.accountId, data: {} }),
     attempt: 1,
     deliveryId: randomUUID(),
-    scheduledAt: Date.now(),
     retryDelayMs: 60_000,
     ...overrides,
   };
