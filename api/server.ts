@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../lib/logger';
+import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 
 /**
  * Node's default whole-request deadline (5 minutes) would cut a 500 MB product-file upload on a link slower
- * than ~1.7 MB/s. Slow-header clients are still cut by `headersTimeout` (60 s).
+ * than ~1.7 MB/s, so the deadline is the upload allowance. Slow-header clients are still cut by `headersTimeout` (60 s).
  */
-const REQUEST_TIMEOUT_MS = 60 * 60 * 1000;
+const REQUEST_TIMEOUT_MS = MAX_UPLOAD_DURATION_MS;
 
 /** Listens, and on SIGINT/SIGTERM stops accepting, lets in-flight requests finish, then runs cleanup. */
 export function listen(app: Express, port: number, logger: Logger, cleanup: () => Promise<void>): Promise<Server> {

@@ -3,6 +3,12 @@ import { ulid } from 'ulid';
 import { createLocalDiskStorage } from './local-disk';
 
 /**
+ * The longest an upload may take: the API's whole-request deadline. 500 MB then needs ~140 KB/s. Temporary
+ * data older than twice this belongs to no live request.
+ */
+export const MAX_UPLOAD_DURATION_MS = 60 * 60 * 1000;
+
+/**
  * Where uploaded product files live. Keys are `/`-separated relative paths. Implementations stream: a
  * blob is never held in memory whole, whatever its size.
  */
@@ -14,6 +20,11 @@ export interface BlobStorage {
   put(key: string, body: Readable): Promise<{ size: number }>;
   /** Idempotent: removing a missing blob succeeds. */
   remove(key: string): Promise<void>;
+  /**
+   * Removes temporary data of writes untouched since `before` (a process killed mid-upload leaves it behind)
+   * and returns how many went. A live write touches its data with every chunk, so it is never taken.
+   */
+  sweepAbandonedWrites(before: Date): Promise<number>;
 }
 
 export function createStorage(config: { FILE_STORAGE_DIR: string }): BlobStorage {

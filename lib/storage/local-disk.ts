@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStorage } from './index';
@@ -48,6 +48,20 @@ export function createLocalDiskStorage(root: string): BlobStorage {
       await rmdir(path.dirname(target)).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT' && err.code !== 'ENOTEMPTY') throw err;
       });
+    },
+
+    async sweepAbandonedWrites(before) {
+      let removed = 0;
+      for (const name of await readdir(temps)) {
+        const temp = path.join(temps, name);
+        // Gone meanwhile (its write finished or failed): nothing to do.
+        const info = await stat(temp).catch(() => undefined);
+        if (info && info.mtime < before) {
+          await rm(temp, { force: true });
+          removed += 1;
+        }
+      }
+      return removed;
     },
   };
 }

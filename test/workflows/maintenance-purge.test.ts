@@ -1,8 +1,11 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Event, IdempotencyKey, WebhookDeliveryAttempt, WebhookEndpoint } from '../../db/models';
 import { newId } from '../../lib/ids';
+import { createStorage } from '../../lib/storage';
 import { ensureSchedules } from '../../worker/schedules';
 import { SCHEDULE_IDS, workflowIds } from '../../workflows/messages';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -10,14 +13,16 @@ import { startTestWorker, type RunningWorker } from '../helpers/worker';
 
 let ctx: TestContext;
 let worker: RunningWorker;
+const STORAGE = mkdtempSync(path.join(tmpdir(), 'maintenance-'));
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  worker = await startTestWorker(ctx.sequelize, `maintenance-${Date.now()}`);
+  worker = await startTestWorker(ctx.sequelize, `maintenance-${Date.now()}`, { storage: createStorage({ FILE_STORAGE_DIR: STORAGE }) });
 });
 afterAll(async () => {
   await worker?.stop();
   await ctx.close();
+  await rm(STORAGE, { recursive: true, force: true });
 });
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -75,6 +80,14 @@ describe('maintenance purge schedule', () => {
     const [oldPublished, oldUnpublished, recentPublished] = [newId('evt'), newId('evt'), newId('evt')];
     await Event.bulkCreate([event(oldPublished, days(31), days(31)), event(oldUnpublished, days(31), null), event(recentPublished, days(29), days(29))]);
 
+    // Upload data left by an API process killed mid-stream: swept once older than two upload deadlines.
+    const partial = path.join(STORAGE, '.partial');
+    await mkdir(partial, { recursive: true });
+    await writeFile(path.join(partial, 'abandoned'), 'half');
+    await writeFile(path.join(partial, 'recent'), 'half');
+    await utimes(path.join(partial, 'abandoned'), new Date(Date.now() - 2.5 * 3600_000), new Date(Date.now() - 2.5 * 3600_000));
+    await utimes(path.join(partial, 'recent'), new Date(Date.now() - 1.5 * 3600_000), new Date(Date.now() - 1.5 * 3600_000));
+
     await ensureSchedules(ctx.temporal, worker.taskQueue);
     await ensureSchedules(ctx.temporal, worker.taskQueue); // idempotent at every worker start
     const schedule = ctx.temporal.schedule.getHandle(SCHEDULE_IDS.maintenancePurge);
@@ -95,7 +108,9 @@ describe('maintenance purge schedule', () => {
       rateLimits: expect.any(Number),
       deliveryAttempts: expect.any(Number),
       events: expect.any(Number),
+      abandonedUploads: 1,
     });
+    expect(await readdir(partial)).toEqual(['recent']);
 
     const keys = (await IdempotencyKey.findAll({ where: { accountId: ws.accountId } })).map((k) => k.key);
     expect(keys).toEqual(['recent']);

@@ -1,0 +1,83 @@
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { createLocalDiskStorage } from '../../lib/storage/local-disk';
+
+describe('local disk blob storage', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'storage-test-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes the whole body under the key and reports its size, leaving no temporary file', async () => {
+    const storage = createLocalDiskStorage(root);
+    const { size } = await storage.put('acct/prod/01/file.txt', Readable.from([Buffer.from('hello '), Buffer.from('world')]));
+    expect(size).toBe(11);
+    expect(await readFile(path.join(root, 'acct/prod/01/file.txt'), 'utf8')).toBe('hello world');
+    expect(await readdir(path.join(root, '.partial'))).toEqual([]);
+  });
+
+  // The body can fail before the temporary file has even been opened; the file must not appear afterwards.
+  it('leaves nothing behind when the body fails at once, however early', async () => {
+    const storage = createLocalDiskStorage(root);
+    const failures = Array.from({ length: 50 }, (_, i) => {
+      const body = new Readable({ read() {} });
+      const put = storage.put(`acct/prod/${i}/file.txt`, body);
+      body.destroy(new Error('client went away'));
+      return put.then(
+        () => 'written',
+        (err: Error) => err.message,
+      );
+    });
+    expect(new Set(await Promise.all(failures))).toEqual(new Set(['client went away']));
+    expect(await readdir(path.join(root, '.partial'))).toEqual([]);
+    expect(await readdir(root)).toEqual(['.partial']);
+  });
+
+  it('refuses keys that would escape the root or reach the temporary directory', async () => {
+    const storage = createLocalDiskStorage(root);
+    for (const key of ['../x', 'a/../../x', '.partial/x', 'a//b', 'a\\b']) {
+      await expect(storage.put(key, Readable.from(['x']))).rejects.toThrow('invalid storage key');
+    }
+    expect(await readdir(root)).toEqual(['.partial']);
+  });
+
+  it('removes idempotently and drops the emptied upload directory', async () => {
+    const storage = createLocalDiskStorage(root);
+    await storage.put('acct/prod/01/file.txt', Readable.from(['x']));
+    await storage.remove('acct/prod/01/file.txt');
+    await storage.remove('acct/prod/01/file.txt');
+    expect(await readdir(path.join(root, 'acct/prod'))).toEqual([]);
+  });
+
+  it('sweeps only temporary data untouched since the cut-off, never a live write or a stored blob', async () => {
+    const storage = createLocalDiskStorage(root);
+    await storage.put('acct/prod/01/kept.txt', Readable.from(['x']));
+    const stale = path.join(root, '.partial', 'stale');
+    const fresh = path.join(root, '.partial', 'fresh');
+    await writeFile(stale, 'half');
+    await writeFile(fresh, 'half');
+    const hoursAgo = (n: number) => new Date(Date.now() - n * 3600_000);
+    await utimes(stale, hoursAgo(3), hoursAgo(3));
+    await utimes(fresh, hoursAgo(1), hoursAgo(1));
+    const live = new Readable({ read() {} });
+    const writing = storage.put('acct/prod/02/live.txt', live);
+    live.push('first chunk');
+    await new Promise((r) => setTimeout(r, 20));
+
+    expect(await storage.sweepAbandonedWrites(hoursAgo(2))).toBe(1);
+    const left = await readdir(path.join(root, '.partial'));
+    expect(left).toContain('fresh');
+    expect(left).not.toContain('stale');
+    expect(left).toHaveLength(2); // `fresh` and the live write's
+    live.push(null);
+    await writing;
+    expect(await readFile(path.join(root, 'acct/prod/02/live.txt'), 'utf8')).toBe('first chunk');
+    expect(await readFile(path.join(root, 'acct/prod/01/kept.txt'), 'utf8')).toBe('x');
+    expect(await storage.sweepAbandonedWrites(hoursAgo(2))).toBe(0);
+  });
+});
