@@ -1,5 +1,6 @@
 import { ApiKey } from '../../db/models';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { waitFor } from '../helpers/wait';
 import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
 import { expectError } from '../helpers/expect';
 
@@ -103,8 +104,7 @@ describe('authentication', () => {
     const row = await ApiKey.findOne({ where: { accountId: fresh.accountId, environment: 'test', access: 'secret' } });
     expect(row!.lastUsedAt).toBeNull();
     await http(api.baseUrl, 'GET', KEYS, { key: fresh.secretKey });
-    await new Promise((r) => setTimeout(r, 200));
-    const first = (await row!.reload()).lastUsedAt;
+    const first = await waitFor(async () => (await row!.reload()).lastUsedAt ?? undefined, { timeoutMs: 5_000 });
     expect(first).toBeInstanceOf(Date);
     await http(api.baseUrl, 'GET', KEYS, { key: fresh.secretKey });
     await new Promise((r) => setTimeout(r, 200));

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID } from '../../workflows/messages';
 import { http, useTestApi } from '../helpers/context';
+import { waitFor } from '../helpers/wait';
 import { expectError } from '../helpers/expect';
 import { postMultipart, streamUpload } from '../helpers/multipart';
 
@@ -46,8 +47,7 @@ async function expectNothingWritten(accountId: string, before: Awaited<ReturnTyp
   expect(await snapshot(accountId)).toEqual(before);
   // The temporary file goes before the answer in every local run, but CI once caught one at this check; a
   // second's grace keeps that from flaking while a missing cleanup still fails (and maintenance sweeps strays).
-  const deadline = Date.now() + 1000;
-  while ((await filesOnDisk('.partial')).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(async () => (await filesOnDisk('.partial')).length === 0, { timeoutMs: 1_000 }).catch(() => undefined);
   expect(await filesOnDisk('.partial')).toEqual([]);
 }
 
@@ -168,7 +168,7 @@ describe('POST /v1/storefront/products/:id/files (multipart upload)', () => {
     });
     // Both get past the pre-check and start streaming before either finishes.
     const uploads = [0, 1].map((i) => streamUpload(t.api.baseUrl, filesPath(p.id), { key: ws.secretKey, size: 2000, fileName: `part${i}.bin`, pauseAfter: 100, gate }));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(async () => (await filesOnDisk('.partial')).length >= 2, { timeoutMs: 10_000 });
     expect(await filesOnDisk('.partial')).toHaveLength(2);
     open();
     const results = await Promise.all(uploads);

@@ -10,6 +10,7 @@ import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { postMultipart } from '../helpers/multipart';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
+import { waitFor } from '../helpers/wait';
 
 const STORAGE = mkdtempSync(path.join(tmpdir(), 'file-cleanup-'));
 const TASK_QUEUE = `file-cleanup-${Date.now()}`;
@@ -30,14 +31,6 @@ afterAll(async () => {
 });
 
 const exists = (key: string) => access(path.join(STORAGE, key)).then(() => true, () => false);
-
-async function waitFor(probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('file-cleanup workflow', () => {
   it('removes a deleted upload’s blob after the delay, even when the worker restarts during the wait', async () => {
@@ -61,7 +54,7 @@ describe('file-cleanup workflow', () => {
       expect(description.typedSearchAttributes.get(ACCOUNT_ID)).toBe(ws.accountId);
 
       // The first worker takes the workflow as far as its timer, then goes away.
-      await waitFor(async () => (await handle.fetchHistory()).events?.some((e) => e.timerStartedEventAttributes) ?? false);
+      await waitFor(async () => (await handle.fetchHistory()).events?.some((e) => e.timerStartedEventAttributes) ?? false, { timeoutMs: 30_000 });
       await worker.stop();
       worker = undefined;
 

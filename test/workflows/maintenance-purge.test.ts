@@ -9,6 +9,7 @@ import { createStorage } from '../../lib/storage';
 import { ensureSchedules } from '../../worker/schedules';
 import { SCHEDULE_IDS, workflowIds } from '../../workflows/messages';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { waitFor } from '../helpers/wait';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
 
 let ctx: TestContext;
@@ -24,16 +25,6 @@ afterAll(async () => {
   await ctx.close();
   await rm(STORAGE, { recursive: true, force: true });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('maintenance purge schedule', () => {
   it('is created once, runs the purge workflow, and removes only what has expired', async () => {
