@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { createWebhookAgent } from '../../lib/webhooks/send';
 import { http, useTestApi, type HttpResult, type TestApi } from '../helpers/context';
+import { waitFor } from '../helpers/wait';
 import { expectError } from '../helpers/expect';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type TestCertificates } from '../helpers/https-receiver';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
@@ -35,14 +36,6 @@ async function register(key: string, body: Record<string, unknown> = { url: PUBL
   const res = await http<One>(api.baseUrl, 'POST', BASE, { key, body });
   expect(res.status).toBe(201);
   return res.body.data;
-}
-
-async function eventually(probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const merchantRows = (accountId: string) => WebhookEndpoint.findAll({ where: { accountId, systemKind: null }, order: [['id', 'ASC']] });
@@ -353,7 +346,7 @@ describe('deliveries log and test events (real worker, real HTTPS receiver)', ()
     }
     expect(hits[0]!.rawBody).toBe(hits[1]!.rawBody);
 
-    await eventually(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: endpoint.id } })) === 2);
+    await waitFor(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: endpoint.id } })) === 2);
     const page1 = await http<{ data: Array<Record<string, unknown>>; meta: { page: { nextCursor: string } } }>(
       api.baseUrl,
       'GET',

@@ -8,6 +8,7 @@ import { createWebhookAgent } from '../../lib/webhooks/send';
 import { startOutboxRelay, type OutboxRelay } from '../../worker/outbox-relay';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { waitFor } from '../helpers/wait';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook } from '../helpers/https-receiver';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
@@ -188,7 +189,11 @@ describe('outbox relay', () => {
     const retry = at('/r4-old')(got)[1]!;
     expect(verifyWebhookSignature(retry.rawBody, retry.headers['x-service-signature'] as string, patched.body.data.secret)).toMatchObject({ valid: true });
     expect(verifyWebhookSignature(retry.rawBody, retry.headers['x-service-signature'] as string, endpoint.secret)).toMatchObject({ valid: false });
-    const attempts = await WebhookDeliveryAttempt.findAll({ where: { eventId: first.id }, order: [['attempt', 'ASC']] });
+    // The attempt is logged once the receiver has answered, so the row can trail the receipt.
+    const attempts = await waitFor(async () => {
+      const rows = await WebhookDeliveryAttempt.findAll({ where: { eventId: first.id }, order: [['attempt', 'ASC']] });
+      return rows.length >= 2 && rows;
+    });
     expect(attempts.map((a) => [a.attempt, a.url, a.status])).toEqual([
       [1, receiver.url('/r4-old'), 'retry_scheduled'],
       [2, receiver.url('/r4-old'), 'succeeded'],
