@@ -35,6 +35,13 @@ export function createLocalDiskStorage(root: string): BlobStorage {
         await mkdir(path.dirname(target), { recursive: true });
         await rename(temp, target);
       } catch (err) {
+        // The pipeline settles on the first error, which can be before the temporary file has even been
+        // opened; removing it before the stream has closed could precede its creation and leave it behind.
+        if (!out.closed) {
+          const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+          out.destroy();
+          await closed;
+        }
         await rm(temp, { force: true });
         throw err;
       }

@@ -45,9 +45,6 @@ async function snapshot(accountId: string) {
 
 async function expectNothingWritten(accountId: string, before: Awaited<ReturnType<typeof snapshot>>) {
   expect(await snapshot(accountId)).toEqual(before);
-  // The temporary file goes before the answer in every local run, but CI once caught one at this check; a
-  // second's grace keeps that from flaking while a missing cleanup still fails (and maintenance sweeps strays).
-  await waitFor(async () => (await filesOnDisk('.partial')).length === 0, { timeoutMs: 1_000 }).catch(() => undefined);
   expect(await filesOnDisk('.partial')).toEqual([]);
 }
 
