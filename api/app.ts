@@ -91,7 +91,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   const api = express.Router();
   api.use(express.json({ limit: config.BODY_LIMIT }));
   api.use(apiKeysRouter(deps, apiKeys));
-  const webhookEndpoints = createWebhookEndpointService({ sequelize, config, box, temporal });
+  const webhookEndpoints = createWebhookEndpointService({ sequelize, config, box, temporal, logger });
   api.use(modulesRouter(deps, createModuleService({ onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags) })));
   api.use(webhookEndpointsRouter(deps, webhookEndpoints));
   api.use(

@@ -31,13 +31,13 @@ let agent: ReturnType<typeof createWebhookAgent>;
 let worker: RunningWorker;
 const relays: OutboxRelay[] = [];
 
-function relay(sweepIntervalMs = 60_000): OutboxRelay {
+function relay(sweepIntervalMs = 60_000, retrySchedule = RETRY): OutboxRelay {
   const started = startOutboxRelay({
     sequelize: ctx.sequelize,
     temporal: ctx.temporal,
     databaseUrl: config.DATABASE_URL!,
     taskQueue: TASK_QUEUE,
-    retrySchedule: RETRY,
+    retrySchedule,
     logger: createLogger('silent', 'relay-test'),
     sweepIntervalMs,
   });
@@ -75,13 +75,6 @@ async function commitEvent(accountId: string, type: string, data: Record<string,
 
 const at = (path: string) => (r: ReceivedWebhook[]) => r.filter((x) => x.path === path);
 
-async function until(probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const listenerPids = async () =>
   (
@@ -159,7 +152,7 @@ describe('outbox relay', () => {
     const endpoint = await register(ws.secretKey, { url: receiver.url('/r3'), events: ['payout.paid'] });
     const before = await commitEvent(ws.accountId, 'checkout.completed');
     r.wake();
-    await until(async () => (await Event.findByPk(before.id))!.publishedAt !== null);
+    await waitFor(async () => (await Event.findByPk(before.id))!.publishedAt !== null);
 
     await http(api.baseUrl, 'PATCH', `/api/v1/payment/webhook-endpoints/${endpoint.id}`, { key: ws.secretKey, body: { events: [] } });
     const after = await commitEvent(ws.accountId, 'checkout.completed');
@@ -207,7 +200,7 @@ describe('outbox relay', () => {
     await register(ws.secretKey, { url: receiver.url('/r5') });
     await Promise.all(relays.splice(0).map((r) => r.stop()));
     const sweeping = relay(500);
-    await until(async () => (await listeners()) === 1);
+    await waitFor(async () => (await listeners()) === 1);
     await sweeping.idle();
     // No NOTIFY for this insert, and the relay has done its start-up pass: only the sweep can find it.
     const lost = await ctx.sequelize.transaction(async (tx) => {
@@ -226,10 +219,10 @@ describe('outbox relay', () => {
     await register(ws.secretKey, { url: receiver.url('/r6') });
     await Promise.all(relays.splice(0).map((r) => r.stop()));
     relay();
-    await until(async () => (await listeners()) === 1);
+    await waitFor(async () => (await listeners()) === 1);
     const [cut] = await listenerPids();
     await ctx.sequelize.query('SELECT pg_terminate_backend(:pid)', { replacements: { pid: cut } });
-    await until(async () => {
+    await waitFor(async () => {
       const pids = await listenerPids();
       return pids.length === 1 && pids[0] !== cut;
     });
@@ -238,4 +231,29 @@ describe('outbox relay', () => {
     expect(at('/r6')(got)[0]!.headers['x-service-event-id']).toBe(event.id);
   });
 
+  it('cancels the pending retries of an endpoint that is deleted or disabled, instead of leaving them waiting', async () => {
+    // Only a relay with an hour between attempts: a retry then cannot end by itself while the test watches.
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    relay(60_000, [3_600_000, 3_600_000]);
+    const ws = await ctx.createWorkspace({ plan: 'pro' });
+    receiver.respond((req) => (req.path.startsWith('/r7-') ? 503 : 200));
+    const deleted = await register(ws.secretKey, { url: receiver.url('/r7-deleted') });
+    const disabled = await register(ws.secretKey, { url: receiver.url('/r7-disabled') });
+    const kept = await register(ws.secretKey, { url: receiver.url('/r7-kept') });
+    const event = await commitEvent(ws.accountId, 'checkout.completed');
+    const handle = (endpointId: string) => ctx.temporal.workflow.getHandle(workflowIds.webhookDelivery(event.id, endpointId));
+    await waitFor(async () => (await WebhookDeliveryAttempt.count({ where: { eventId: event.id, status: 'retry_scheduled' } })) === 3);
+    // Cancellation finds the runs through visibility, which trails the start a little (the documented best effort).
+    const running = `WorkflowType = 'webhookDelivery' AND ExecutionStatus = 'Running' AND AccountId = '${ws.accountId}'`;
+    await waitFor(async () => (await ctx.temporal.workflow.count(running)).count === 3);
+
+    expect((await http(api.baseUrl, 'DELETE', `/api/v1/payment/webhook-endpoints/${deleted.id}`, { key: ws.secretKey })).status).toBe(200);
+    const patched = await http(api.baseUrl, 'PATCH', `/api/v1/payment/webhook-endpoints/${disabled.id}`, { key: ws.secretKey, body: { active: false } });
+    expect(patched.status).toBe(200);
+
+    await waitFor(async () => (await handle(deleted.id).describe()).status.name === 'CANCELLED');
+    await waitFor(async () => (await handle(disabled.id).describe()).status.name === 'CANCELLED');
+    expect((await handle(kept.id).describe()).status.name).toBe('RUNNING');
+    await handle(kept.id).terminate('test over');
+  });
 });

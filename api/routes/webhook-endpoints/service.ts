@@ -8,9 +8,11 @@ import type { Config } from '../../../lib/config';
 import type { CryptoBox } from '../../../lib/crypto-box';
 import type { EventType } from '../../../lib/event-types';
 import { newId } from '../../../lib/ids';
+import type { Logger } from '../../../lib/logger';
 import { PLAN_LIMITS } from '../../../lib/plan-limits';
 import { SECRET_PREFIX, generateWebhookSecret } from '../../../lib/webhooks/signature';
 import { serialiseEnvelope, startWebhookDelivery } from '../../../lib/webhooks/start-delivery';
+import { cancelEndpointDeliveries } from '../../../lib/webhooks/stop-deliveries';
 import { checkTargetUrl } from '../../../lib/webhooks/targets';
 import type { AuthContext } from '../../auth-context';
 import { invalidState, notFound, quotaExceeded, validationError } from '../../errors';
@@ -101,9 +103,17 @@ export interface WebhookEndpointServiceDeps {
   config: Config;
   box: CryptoBox;
   temporal: Client;
+  logger: Logger;
 }
 
-export function createWebhookEndpointService({ sequelize, config, box, temporal }: WebhookEndpointServiceDeps) {
+export function createWebhookEndpointService({ sequelize, config, box, temporal, logger }: WebhookEndpointServiceDeps) {
+  /** After the commit, not awaited by the request: the retries already stop on their own (cancelEndpointDeliveries). */
+  function cancelPendingRetries(accountId: string, endpointId: string): void {
+    cancelEndpointDeliveries(temporal, { accountId, endpointId }, logger).catch((err: unknown) =>
+      logger.warn({ err, endpointId }, 'could not look up the webhook deliveries to cancel'),
+    );
+  }
+
   async function assertAllowedTarget(url: string): Promise<void> {
     const check = await checkTargetUrl(url, config.WEBHOOK_ALLOW_PRIVATE_URLS);
     if (!check.ok) throw validationError(`url: ${check.reason}`, [{ field: 'url', message: check.reason }]);
@@ -231,7 +241,8 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal 
     },
 
     async update(auth: AuthContext, id: string, input: UpdateWebhookEndpointBody) {
-      return sequelize.transaction(async (tx) => {
+      let disabled = false;
+      const updated = await sequelize.transaction(async (tx) => {
         const endpoint = await lockEndpoint(tx, auth, id);
         if (input.url !== undefined && input.url !== endpoint.url) await assertAllowedTarget(input.url);
         const changes: Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'active' | 'consecutiveFailures' | 'deliveryEpoch' | 'secretSealed'>> = {};
@@ -243,6 +254,7 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal 
           // Re-enabling starts a fresh failure streak; disabling drops every pending retry (new epoch).
           if (input.active) changes.consecutiveFailures = 0;
           else changes.deliveryEpoch = endpoint.deliveryEpoch + 1;
+          disabled = !input.active;
         }
         const secret = input.rotateSecret ? generateWebhookSecret() : undefined;
         if (secret) changes.secretSealed = box.seal(secret);
@@ -256,16 +268,20 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal 
         }
         return toWebhookEndpointDto(endpoint, secret);
       });
+      if (disabled) cancelPendingRetries(auth.accountId, id);
+      return updated;
     },
 
-    /** Deletes the endpoint and its delivery log; pending retries find it gone and stop without sending. */
+    /** Deletes the endpoint and its delivery log; pending retries are cancelled, and would find it gone anyway. */
     async remove(auth: AuthContext, id: string) {
-      return sequelize.transaction(async (tx) => {
+      const removed = await sequelize.transaction(async (tx) => {
         const endpoint = await lockEndpoint(tx, auth, id);
         await endpoint.destroy({ transaction: tx });
         await audit(tx, auth, { action: 'webhook_endpoint.deleted', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { url: endpoint.url } });
         return { id, deleted: true as const };
       });
+      cancelPendingRetries(auth.accountId, id);
+      return removed;
     },
 
     async listDeliveries(auth: AuthContext, id: string, page: { limit: number; cursor?: string }) {
