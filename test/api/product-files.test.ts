@@ -201,12 +201,7 @@ describe('POST /v1/storefront/products/:id/files (multipart upload)', () => {
       const p = await product(ws.secretKey);
       const before = await snapshot(ws.accountId);
       const send = (contentType: string, body: string) =>
-        fetch(`${t.api.baseUrl}${filesPath(p.id)}`, { method: 'POST', headers: { authorization: `Bearer ${ws.secretKey}`, 'content-type': contentType }, body }).then(async (r) => ({
-          status: r.status,
-          headers: r.headers,
-          text: '',
-          body: (await r.json()) as Record<string, unknown>,
-        }));
+        http(t.api.baseUrl, 'POST', filesPath(p.id), { key: ws.secretKey, rawBody: body, headers: { 'content-type': contentType } });
       expectError(await send('multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\nhalf a fi'), 400, 'VALIDATION_ERROR');
       expectError(await send('multipart/form-data', 'no boundary'), 400, 'VALIDATION_ERROR');
       await expectNothingWritten(ws.accountId, before);

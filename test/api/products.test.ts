@@ -4,6 +4,7 @@ import { Event, Product } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
+import { insertRuns } from '../helpers/ai-products';
 import { expectError } from '../helpers/expect';
 import { postMultipart } from '../helpers/multipart';
 
@@ -585,14 +586,8 @@ describe('DELETE /v1/storefront/products/:id', () => {
 describe('AI generation', () => {
   const runsOf = (accountId: string) => t.ctx.sequelize.query(`SELECT * FROM ai_generation_runs WHERE account_id = :accountId`, { replacements: { accountId }, type: 'SELECT' });
 
-  async function useUpAiQuota(accountId: string, productId: string) {
-    const runs = PLAN_LIMITS.free.aiGenerationsPerMonth;
-    for (let i = 0; i < runs; i += 1) {
-      await t.ctx.sequelize.query(`INSERT INTO ai_generation_runs (id, account_id, environment, product_id) VALUES (:id, :accountId, 'test', :productId)`, {
-        replacements: { id: newId('aigen'), accountId, productId },
-      });
-    }
-  }
+  const useUpAiQuota = (accountId: string, productId: string) =>
+    insertRuns(t.ctx.sequelize, { accountId, environment: 'test' }, productId, PLAN_LIMITS.free.aiGenerationsPerMonth);
 
   it('create with aiGenerate:true marks the product generating and records one run in the same transaction', async () => {
     const ws = await t.ctx.createWorkspace();

@@ -7,6 +7,7 @@ import { workflowIds } from '../../workflows/messages';
 import { http, useTestApi } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates } from '../helpers/https-receiver';
 import { usePrivateDatabase } from '../helpers/private-database';
+import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 /**
@@ -62,15 +63,9 @@ async function register(key: string, path: string) {
   return res.body.data;
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\n--- worker output ---\n${worker?.output() ?? ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** waitFor with the worker's output in the failure, which is what explains a stuck delivery. */
+const until = <T>(probe: () => Promise<T | undefined | false>, what: string) =>
+  waitFor(probe, { timeoutMs: 60_000, intervalMs: 100, describe: () => `${what}\n--- worker output ---\n${worker?.output() ?? ''}` });
 
 const attemptsOf = (eventId: string) => WebhookDeliveryAttempt.findAll({ where: { eventId }, order: [['attempt', 'ASC']] });
 

@@ -18,6 +18,7 @@ import type { webhookDelivery, WebhookDeliveryInput } from '../../workflows/webh
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
+import { waitFor } from '../helpers/wait';
 import { testActivityDeps } from '../helpers/worker';
 
 /**
@@ -117,16 +118,6 @@ function failFirst(f: Fixture, failures: number): void {
   });
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /**
  * When each attempt's outcome was recorded, in server time: a local activity's result is a marker in the
  * workflow's history, stamped when the workflow task that ran it completed.
@@ -219,9 +210,9 @@ describe('webhook delivery timeline (time-skipping server)', () => {
     const f = await fixture();
     failFirst(f, Number.POSITIVE_INFINITY);
     const { handle } = await deliver(f);
-    await until(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: f.endpoint.id } })) === 1);
+    await waitFor(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: f.endpoint.id } })) === 1);
     await env.sleep('61s');
-    await until(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: f.endpoint.id } })) === 2);
+    await waitFor(async () => (await WebhookDeliveryAttempt.count({ where: { endpointId: f.endpoint.id } })) === 2);
 
     const deleted = await http(api.baseUrl, 'DELETE', `/api/v1/payment/webhook-endpoints/${f.endpoint.id}`, { key: f.secretKey });
     expect(deleted.status).toBe(200);
@@ -237,7 +228,7 @@ describe('webhook delivery timeline (time-skipping server)', () => {
     failFirst(f, Number.POSITIVE_INFINITY);
     // A delivery in its retry wait when the endpoint gets disabled: first attempt fails, next one due in 1m.
     const pending = await deliver(f);
-    await until(async () => (await WebhookDeliveryAttempt.count({ where: { eventId: pending.input.eventId } })) === 1);
+    await waitFor(async () => (await WebhookDeliveryAttempt.count({ where: { eventId: pending.input.eventId } })) === 1);
 
     // Other events fail meanwhile on 50 ms schedules, in real time: a plain client's result() does not unlock
     // time skipping (the test environment's does, and would jump straight to the pending retry's timer).
