@@ -1,3 +1,4 @@
+import { Agent } from 'node:https';
 import { loadEndpointForAttempt, recordAttempt } from '../db/webhooks';
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
 import { createWebhookAgent, postWebhook } from '../lib/webhooks/send';
@@ -26,6 +27,10 @@ export interface AttemptResult {
 
 export function createWebhookActivities({ sequelize, box, config, logger, webhookAgent }: ActivityDeps) {
   const agent = webhookAgent ?? createWebhookAgent();
+  // Keep-alive sockets are pooled by host and port, and the address rule is applied only when a socket is
+  // opened: the service's own endpoints, allowed private targets, get a pool of their own so a merchant
+  // send can never reuse a socket that was opened to a private address.
+  const trustedAgent = new Agent(agent.options);
 
   return {
     /**
@@ -62,8 +67,8 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
           },
         },
         {
-          agent,
           // The service's own endpoints have operator-configured targets, trusted like the rest of the configuration.
+          agent: endpoint.systemKind !== null ? trustedAgent : agent,
           allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS || endpoint.systemKind !== null,
           timeoutMs: WEBHOOK_HTTP_TIMEOUT_MS,
         },

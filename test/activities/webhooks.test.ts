@@ -163,6 +163,20 @@ describe('deliverWebhookAttempt', () => {
     expect(hits(path)).toHaveLength(1);
   });
 
+  it('never lets a merchant send reuse a kept-alive socket that a system endpoint opened to a private target', async () => {
+    receiver.respond(() => 200);
+    const system = await endpoint({ systemKind: 'product_mirror' });
+    const systemUrl = `https://localhost:${receiver.port}${system.path}`;
+    await WebhookEndpoint.update({ url: systemUrl }, { where: { id: system.row.id } });
+    expect((await strict.deliverWebhookAttempt(attempt(system.row, { url: systemUrl }))).outcome).toBe('succeeded');
+
+    const merchant = await endpoint();
+    const merchantUrl = `https://localhost:${receiver.port}${merchant.path}`;
+    await WebhookEndpoint.update({ url: merchantUrl }, { where: { id: merchant.row.id } });
+    expect((await strict.deliverWebhookAttempt(attempt(merchant.row, { url: merchantUrl }))).outcome).toBe('failed');
+    expect(hits(merchant.path)).toHaveLength(0);
+  });
+
   it('marks the last attempt failed with no next attempt', async () => {
     const { row } = await endpoint();
     receiver.respond(() => 502);
