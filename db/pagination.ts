@@ -1,4 +1,5 @@
 import type { Attributes, Model, ModelStatic, Sequelize } from 'sequelize';
+import { selectColumns } from './columns';
 import { plainQuery } from './plain-query';
 
 export interface Page<M> {
@@ -7,13 +8,6 @@ export interface Page<M> {
 }
 
 type Scalar = string | number | boolean;
-
-/** `<column> AS "<attribute>"` for every attribute, so plain rows arrive in the model's camelCase. */
-function selectList(model: ModelStatic<Model>): string {
-  return Object.entries(model.getAttributes())
-    .map(([attribute, definition]) => `${definition.field ?? attribute} AS "${attribute}"`)
-    .join(', ');
-}
 
 function column(model: ModelStatic<Model>, attribute: string): string {
   const field = model.getAttributes()[attribute]?.field;
@@ -38,7 +32,7 @@ export async function findPage<M extends Model & { id: string }>(
   const limit = bind(options.limit + 1);
   const rows = await plainQuery<Attributes<M>>(
     sequelize,
-    `SELECT ${selectList(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
+    `SELECT ${selectColumns(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
     values,
   );
   const hasMore = rows.length > options.limit;

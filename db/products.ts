@@ -1,4 +1,5 @@
 import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
+import { selectColumns } from './columns';
 import { Product } from './models';
 import { emit, type Tenant } from './outbox';
 
@@ -12,6 +13,10 @@ export const PRODUCT_EVENTS = {
   updated: 'service.product.updated.v1',
   archived: 'service.product.archived.v1',
 } as const;
+
+/** Product metadata limits: at most this many keys, each value at most this many characters. */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_VALUE_MAX = 500;
 
 /**
  * Who reads a product: the merchant (secret key, and the payload of webhook events) or a buyer-facing caller
@@ -102,13 +107,8 @@ export function toProductDto(product: ProductAttributes, files: FileRow[], store
 
 export type ProductDto = ReturnType<typeof toProductDto>;
 
-let columnList: Array<[field: string, attribute: string]> | undefined;
-
-/** `<alias>.<column> AS "<attribute>"` for every product column, so raw rows arrive in the model's camelCase. */
-export function productColumns(alias: string): string {
-  columnList ??= Object.entries(Product.getAttributes()).map(([attribute, definition]) => [definition.field ?? attribute, attribute]);
-  return columnList.map(([field, attribute]) => `${alias ? `${alias}.` : ''}${field} AS "${attribute}"`).join(', ');
-}
+/** Every product column as its camelCase attribute (see selectColumns). */
+export const productColumns = (alias: string): string => selectColumns(Product, alias);
 
 /**
  * One statement for a page of products (or one product) with each digital product's files aggregated in
