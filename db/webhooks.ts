@@ -23,22 +23,31 @@ export interface FanOutTarget {
 }
 
 /**
- * Locks up to `limit` unpublished outbox rows, oldest first, skipping rows another relay holds, and returns
- * them with every active endpoint of the same workspace and environment whose filter matches (empty = all).
- * The locks last until the caller's transaction ends, which must also mark the rows published.
+ * Locks up to `limit` unpublished outbox rows, oldest first, skipping rows another relay holds, marks them
+ * published in the same statement, and returns them with every active endpoint of the same workspace and
+ * environment whose filter matches (empty = all). The mark and the locks belong to the caller's transaction:
+ * if anything fails before its commit (a workflow start, say), the rows go back to unpublished.
  */
 export async function claimEventsForFanOut(
   sequelize: Sequelize,
   tx: Transaction,
   limit: number,
 ): Promise<{ events: ClaimedEvent[]; targets: FanOutTarget[] }> {
+  // RETURNING has no order of its own: the outer query restores created_at, id.
   const events = await sequelize.query<ClaimedEvent>(
-    `SELECT id, account_id AS "accountId", environment, type, data, created_at AS "createdAt"
-       FROM events
-      WHERE published_at IS NULL
-      ORDER BY created_at, id
-      LIMIT :limit
-        FOR UPDATE SKIP LOCKED`,
+    `WITH claimed AS (
+       UPDATE events SET published_at = now()
+        WHERE id IN (SELECT id
+                       FROM events
+                      WHERE published_at IS NULL
+                      ORDER BY created_at, id
+                      LIMIT :limit
+                        FOR UPDATE SKIP LOCKED)
+       RETURNING id, account_id, environment, type, data, created_at
+     )
+     SELECT id, account_id AS "accountId", environment, type, data, created_at AS "createdAt"
+       FROM claimed
+      ORDER BY created_at, id`,
     { type: QueryTypes.SELECT, replacements: { limit }, transaction: tx },
   );
   if (events.length === 0) return { events, targets: [] };
@@ -53,10 +62,6 @@ export async function claimEventsForFanOut(
     { type: QueryTypes.SELECT, replacements: { ids: events.map((e) => e.id) }, transaction: tx },
   );
   return { events, targets };
-}
-
-export async function markEventsPublished(sequelize: Sequelize, tx: Transaction, ids: string[]): Promise<void> {
-  await sequelize.query(`UPDATE events SET published_at = now() WHERE id IN (:ids)`, { replacements: { ids }, transaction: tx });
 }
 
 export interface EndpointForAttempt {

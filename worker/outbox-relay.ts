@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import type { Sequelize } from 'sequelize';
-import { claimEventsForFanOut, markEventsPublished } from '../db/webhooks';
+import { claimEventsForFanOut } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
 import { serialiseEnvelope, startWebhookDelivery } from '../lib/webhooks/start-delivery';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
@@ -47,10 +47,11 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 
 /**
  * The outbox relay (not a workflow): claims unpublished `events` rows with FOR UPDATE SKIP LOCKED, so any
- * number of workers can run one, starts one webhook-delivery workflow per matching active endpoint, and
- * marks the rows published in the same transaction. A crash anywhere before the commit leaves the rows
- * unpublished for the next pass; the workflows already started make those starts no-ops. Woken by
- * LISTEN/NOTIFY on every outbox insert, and by a periodic sweep.
+ * number of workers can run one, marking them published in the same statement, and starts one
+ * webhook-delivery workflow per matching active endpoint, all in one transaction. A failed start or a crash
+ * anywhere before the commit rolls the mark back and leaves the rows unpublished for the next pass; the
+ * workflows already started make those starts no-ops. Woken by LISTEN/NOTIFY on every outbox insert, and by
+ * a periodic sweep.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { sequelize, temporal, logger } = options;
@@ -69,7 +70,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const { events, targets } = await claimEventsForFanOut(sequelize, tx, batchSize);
       if (events.length === 0) return 0;
       const byId = new Map(events.map((e) => [e.id, e]));
-      const bodies = new Map(events.map((e) => [e.id, serialiseEnvelope(e)]));
+      // Only events with at least one target are serialised (once each, shared by all their targets).
+      const bodies = new Map<string, string>();
+      for (const { eventId } of targets) if (!bodies.has(eventId)) bodies.set(eventId, serialiseEnvelope(byId.get(eventId)!));
       await mapLimit(targets, startConcurrency, async (target) => {
         const event = byId.get(target.eventId)!;
         const input: WebhookDeliveryInput = {
@@ -85,7 +88,6 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         };
         await startWebhookDelivery(temporal, input, { taskQueue: options.taskQueue });
       });
-      await markEventsPublished(sequelize, tx, events.map((e) => e.id));
       return events.length;
     });
   }

@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { WebhookDeliveryAttempt, WebhookEndpoint, Event } from '../../db/models';
 import { emit } from '../../db/outbox';
@@ -229,6 +230,34 @@ describe('outbox relay', () => {
     const event = await commitEvent(ws.accountId, 'checkout.completed');
     const got = await receiver.waitFor((x) => at('/r6')(x).length === 1, 20_000);
     expect(at('/r6')(got)[0]!.headers['x-service-event-id']).toBe(event.id);
+  });
+
+  it('leaves the events unpublished when a workflow start fails, so a later pass still delivers them', async () => {
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    const ws = await ctx.createWorkspace({ plan: 'pro' });
+    receiver.respond(() => 200);
+    await register(ws.secretKey, { url: receiver.url('/r8') });
+    // A client of a namespace that does not exist: every start fails after the claim has marked the rows.
+    const failing = startOutboxRelay({
+      sequelize: ctx.sequelize,
+      temporal: new Client({ connection: ctx.temporal.connection, namespace: 'no-such-namespace' }),
+      databaseUrl: config.DATABASE_URL!,
+      taskQueue: TASK_QUEUE,
+      retrySchedule: RETRY,
+      logger: createLogger('silent', 'relay-test'),
+      sweepIntervalMs: 60_000,
+    });
+    const event = await commitEvent(ws.accountId, 'checkout.completed');
+    failing.wake();
+    await failing.idle();
+    await failing.stop();
+    expect((await Event.findByPk(event.id))!.publishedAt).toBeNull();
+    expect(at('/r8')(receiver.received)).toHaveLength(0);
+
+    relay();
+    const got = await receiver.waitFor((x) => at('/r8')(x).length === 1);
+    expect(at('/r8')(got)[0]!.headers['x-service-event-id']).toBe(event.id);
+    await waitFor(async () => (await Event.findByPk(event.id))!.publishedAt !== null);
   });
 
   it('cancels the pending retries of an endpoint that is deleted or disabled, instead of leaving them waiting', async () => {

@@ -13,7 +13,7 @@ import { PLAN_LIMITS } from '../../../lib/plan-limits';
 import { SECRET_PREFIX, generateWebhookSecret } from '../../../lib/webhooks/signature';
 import { serialiseEnvelope, startWebhookDelivery } from '../../../lib/webhooks/start-delivery';
 import { cancelEndpointDeliveries } from '../../../lib/webhooks/stop-deliveries';
-import { checkTargetUrl } from '../../../lib/webhooks/targets';
+import { checkTargetUrl, type TargetCheck } from '../../../lib/webhooks/targets';
 import type { AuthContext } from '../../auth-context';
 import { invalidState, notFound, quotaExceeded, validationError } from '../../errors';
 import { decodeCursor, encodeCursor } from '../../pagination';
@@ -114,10 +114,10 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
     );
   }
 
-  async function assertAllowedTarget(url: string): Promise<void> {
-    const check = await checkTargetUrl(url, config.WEBHOOK_ALLOW_PRIVATE_URLS);
-    if (!check.ok) throw validationError(`url: ${check.reason}`, [{ field: 'url', message: check.reason }]);
-  }
+  /** The registration-time URL check (may resolve DNS for seconds): run it before any transaction or row lock. */
+  const checkTarget = (url: string): Promise<TargetCheck> => checkTargetUrl(url, config.WEBHOOK_ALLOW_PRIVATE_URLS);
+
+  const refusedTarget = (reason: string) => validationError(`url: ${reason}`, [{ field: 'url', message: reason }]);
 
   async function lockEndpoint(tx: Transaction, auth: Tenant, id: string): Promise<WebhookEndpoint> {
     const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), lock: tx.LOCK.UPDATE, transaction: tx });
@@ -137,6 +137,12 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
 
   const sameArray = (a: string[], b: string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
+  type DesiredSystemEndpoint = ReturnType<typeof desiredSystemEndpoints>[number];
+
+  /** Whether a system endpoint row already has everything the reconciliation would set. */
+  const matches = (row: Pick<WebhookEndpoint, 'url' | 'active' | 'description' | 'events'>, want: DesiredSystemEndpoint) =>
+    row.url === want.url && row.active === want.active && row.description === want.description && sameArray(row.events, want.events);
+
   /** Brings the system endpoints of both environments in line with the module flags and configuration. */
   async function syncSystemEndpoints(accountId: string, flags: { fulfillment: boolean }): Promise<void> {
     const desired = desiredSystemEndpoints(flags);
@@ -144,9 +150,13 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
       rows.length === desired.length * ENVIRONMENTS.length &&
       rows.every((row) => {
         const want = desired.find((d) => d.kind === row.systemKind);
-        return want && row.url === want.url && row.active === want.active && row.description === want.description && sameArray(row.events, want.events);
+        return want !== undefined && matches(row, want);
       });
-    const current = await WebhookEndpoint.findAll({ where: { accountId, systemKind: { [Op.ne]: null } } });
+    // The fast path reads only the columns the comparison needs (no sealed secrets).
+    const current = await WebhookEndpoint.findAll({
+      where: { accountId, systemKind: { [Op.ne]: null } },
+      attributes: ['systemKind', 'url', 'active', 'description', 'events'],
+    });
     if (inSync(current)) return;
 
     await sequelize.transaction(async (tx) => {
@@ -162,7 +172,7 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
               { transaction: tx },
             );
             await audit(tx, tenant, { action: 'webhook_endpoint.created', actorApiKeyId: null, targetType: 'webhook_endpoint', targetId: created.id, data: { system: want.kind } });
-          } else if (row.url !== want.url || row.active !== want.active || row.description !== want.description || !sameArray(row.events, want.events)) {
+          } else if (!matches(row, want)) {
             await row.update(
               {
                 url: want.url,
@@ -204,7 +214,8 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
     },
 
     async create(auth: AuthContext, input: CreateWebhookEndpointBody) {
-      await assertAllowedTarget(input.url);
+      const check = await checkTarget(input.url);
+      if (!check.ok) throw refusedTarget(check.reason);
       const secret = generateWebhookSecret();
       const endpoint = await sequelize.transaction(async (tx) => {
         // Serialises creates per workspace environment so two concurrent requests cannot both pass the cap.
@@ -241,10 +252,14 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
     },
 
     async update(auth: AuthContext, id: string, input: UpdateWebhookEndpointBody) {
+      // Checked before the transaction so no DNS lookup holds the row lock (which failure recording also takes);
+      // the verdict is applied after the lock, so a missing or managed endpoint still answers first, and an
+      // unchanged URL is never refused.
+      const check = input.url !== undefined ? await checkTarget(input.url) : null;
       let disabled = false;
       const updated = await sequelize.transaction(async (tx) => {
         const endpoint = await lockEndpoint(tx, auth, id);
-        if (input.url !== undefined && input.url !== endpoint.url) await assertAllowedTarget(input.url);
+        if (check && !check.ok && input.url !== endpoint.url) throw refusedTarget(check.reason);
         const changes: Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'active' | 'consecutiveFailures' | 'deliveryEpoch' | 'secretSealed'>> = {};
         if (input.url !== undefined) changes.url = input.url;
         if (input.events !== undefined) changes.events = input.events;
