@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Tenant } from '../db/outbox';
-import { emitProductUpdated } from '../db/products';
+import { METADATA_MAX_KEYS, METADATA_VALUE_MAX, emitProductUpdated } from '../db/products';
 import { TextGenerationError, type ProductCopy, type ProductCopyInput, type TextGenerator } from '../lib/ai';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -26,10 +26,6 @@ export const AI_METADATA_KEYS = {
   metaDescription: 'metaDescription',
   featureBullets: 'featureBullets',
 } as const;
-
-// The products API's metadata limits: what generation stores must survive a PATCH round trip unchanged.
-const METADATA_MAX_KEYS = 50;
-const METADATA_VALUE_MAX = 500;
 
 /** As many whole bullets as fit in one metadata value (the schema caps a bullet well below it). */
 function fitBullets(bullets: string[]): string {

@@ -14,7 +14,10 @@ export const PRODUCT_EVENTS = {
   archived: 'service.product.archived.v1',
 } as const;
 
-/** Product metadata limits: at most this many keys, each value at most this many characters. */
+/**
+ * Product metadata limits: at most this many keys, each value at most this many characters. Shared by the API
+ * schema and AI generation, so what generation stores survives a PATCH round trip unchanged.
+ */
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_VALUE_MAX = 500;
 

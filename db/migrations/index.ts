@@ -3,6 +3,7 @@ import * as foundation from './0001-foundation';
 import * as catalogue from './0002-catalogue';
 import * as credibility from './0003-credibility';
 import * as webhooks from './0004-webhooks';
+import * as aiRunsProductIndex from './0005-ai-runs-product-index';
 
 export interface Migration {
   name: string;
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   { name: '0002-catalogue', ...catalogue },
   { name: '0003-credibility', ...credibility },
   { name: '0004-webhooks', ...webhooks },
+  { name: '0005-ai-runs-product-index', ...aiRunsProductIndex },
 ];

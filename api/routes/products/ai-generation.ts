@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { Plan } from '../../../db/models';
+import type { AiStatus, Plan } from '../../../db/models';
 import type { Tenant } from '../../../db/outbox';
+import { lockAccount } from '../../../db/products';
 import { newId } from '../../../lib/ids';
 import { planLimits } from '../../../lib/plan-limits';
 import type { aiGeneration } from '../../../workflows/ai-generation';
@@ -15,8 +16,10 @@ export interface AiGenerationService {
    * In the caller's transaction (caller holds the product row lock): 'already_running' when ai_status is
    * 'generating' (nothing written, no quota used); 403 QUOTA_EXCEEDED when the month's runs are used up
    * (nothing written); else records a run in ai_generation_runs, sets ai_status='generating', ai_generated=true.
+   * `currentStatus`: the product's ai_status when the caller already read it in this transaction (null for
+   * none); it is then not read again. Omitted: it is read here, and a missing product is 404.
    */
-  reserve(tx: Transaction, tenant: Tenant, plan: Plan, productId: string): Promise<AiReservation>;
+  reserve(tx: Transaction, tenant: Tenant, plan: Plan, productId: string, currentStatus?: AiStatus | null): Promise<AiReservation>;
   /**
    * After commit: starts `ai-generation:<productId>`; an already-running workflow is left alone (it is only
    * nudged to look at the product again, so a run reserved while it was finishing is not lost). Safe to call
@@ -43,26 +46,26 @@ export function createAiGenerationService({
   accountIdSearchAttribute = true,
 }: AiGenerationServiceDeps): AiGenerationService {
   return {
-    async reserve(tx, tenant, plan, productId) {
+    async reserve(tx, tenant, plan, productId, currentStatus) {
       const db = connectionOf(tx);
       const scope = { accountId: tenant.accountId, environment: tenant.environment, productId };
-      const [product] = await db.query<{ ai_status: string | null }>(
-        `SELECT ai_status FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
-        { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
-      );
-      if (!product) throw notFound('Product');
+      let aiStatus = currentStatus;
+      if (aiStatus === undefined) {
+        const [product] = await db.query<{ ai_status: AiStatus | null }>(
+          `SELECT ai_status FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
+          { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
+        );
+        if (!product) throw notFound('Product');
+        aiStatus = product.ai_status;
+      }
       // A request while a run is in flight joins it: it starts nothing, so it neither needs nor uses quota.
-      if (product.ai_status === 'generating') return 'already_running';
+      if (aiStatus === 'generating') return 'already_running';
 
       // The account row lock serialises every reservation of the workspace (both environments), so two
       // concurrent requests at the cap cannot both count N-1 and insert. NO KEY UPDATE, like the products
       // service's quota lock: it does not conflict with the key-share locks foreign keys take, so two creates
       // that each inserted a product (key-sharing the account) cannot deadlock upgrading to this lock.
-      await db.query(`SELECT id FROM accounts WHERE id = :accountId FOR NO KEY UPDATE`, {
-        replacements: scope,
-        type: QueryTypes.SELECT,
-        transaction: tx,
-      });
+      await lockAccount(db, tx, tenant.accountId);
       const [usage] = await db.query<{ used: number }>(
         `SELECT count(*)::int AS used FROM ai_generation_runs
           WHERE account_id = :accountId AND environment = :environment

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, PRODUCT_TYPES } from '../../../db/models/product';
+import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../../../db/products';
 import { pageQuery } from '../../pagination';
 
 /** Document 1, Limits: at most 500000000 bytes per file, uploaded or registered. */
@@ -9,7 +10,6 @@ export const MAX_FILE_SIZE = 500_000_000;
 const MAX_URL_LENGTH = 2048;
 const MAX_COVER_IMAGES = 20;
 const MAX_TAGS = 50;
-const MAX_METADATA_KEYS = 50;
 const MAX_INT4 = 2_147_483_647;
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(MAX_URL_LENGTH);
@@ -17,8 +17,8 @@ const dimension = z.int().positive().max(MAX_INT4);
 const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
 
 const metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `at most ${MAX_METADATA_KEYS} keys`)
+  .record(z.string().min(1).max(40), z.string().max(METADATA_VALUE_MAX))
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`)
   .meta({ description: 'String-to-string map; keys 1 to 40 characters, values at most 500; at most 50 keys. Replaced whole on update.' });
 
 const editable = {

@@ -139,8 +139,10 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
         let row = await insertProduct(tx, auth, input);
         if (input.aiGenerate) {
           // Refuses the whole create (403) when the month's AI runs are used up; otherwise marks it generating.
-          await ai.reserve(tx, tenant, auth.account.plan, row.id);
-          row = (await readProduct(sequelize, tenant, row.id, tx))!;
+          // The row was just inserted (ai_status null). reserve's updated_at = now() is this transaction's
+          // start time, as was the insert's default, so the row only differs in the two AI columns.
+          await ai.reserve(tx, tenant, auth.account.plan, row.id, null);
+          row = { ...row, aiGenerated: true, aiStatus: 'generating' };
         }
         const created = toProductDto(row, [], storefrontOf(auth, config));
         await emit(tx, tenant, PRODUCT_EVENTS.created, created);
@@ -209,8 +211,8 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
     async aiGenerate(auth: AuthContext, id: string): Promise<{ message: string }> {
       const tenant = tenantOf(auth);
       const reservation = await sequelize.transaction(async (tx) => {
-        await lockedProduct(tx, tenant, id);
-        return ai.reserve(tx, tenant, auth.account.plan, id);
+        const product = await lockedProduct(tx, tenant, id);
+        return ai.reserve(tx, tenant, auth.account.plan, id, product.aiStatus);
       });
       // Started in both cases: for 'already_running' this is a no-op, or it restarts a run whose start was lost.
       await ai.start(tenant, id);
