@@ -1,5 +1,19 @@
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers (README, "Architecture"): lib ← db ← domain ← api / activities ← worker, with workflows beside them
+ * importing only @temporalio/workflow, their own contracts and types. An import may only point down this list;
+ * each rule below names what a folder may not import. Paths are matched on the import text, so a relative
+ * import that climbs into a forbidden top-level folder is refused at any depth.
+ */
+const into = (...folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+const layer = (files, folders, message, extra = []) => ({
+  files,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ regex: into(...folders), message }, ...extra] }],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
@@ -9,15 +23,40 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  layer(['lib/**/*.ts'], ['api', 'domain', 'db', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test'], 'lib/ is the kernel: it imports nothing of the project.'),
+  layer(['db/**/*.ts'], ['api', 'domain', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test'], 'db/ holds models, migrations and query helpers: it imports only lib/.'),
+  layer(['domain/**/*.ts'], ['api', 'activities', 'worker', 'scripts', 'bench', 'test'], 'domain/ holds the rules shared by the API and the worker: it imports db/, lib/ and workflow contracts, never the layers above.'),
+  layer(['activities/**/*.ts'], ['api', 'worker', 'scripts', 'bench', 'test'], 'activities/ do I/O for workflows through domain/, db/ and lib/, never through the API.'),
+  layer(['worker/**/*.ts'], ['api', 'scripts', 'bench', 'test'], 'The worker process does not import the API.'),
+  layer(['api/**/*.ts'], ['activities', 'worker', 'scripts', 'bench', 'test'], 'The API reaches rules through domain/, never through activities or the worker.'),
+  layer(
+    ['api/routes/*/**/*.ts'],
+    ['activities', 'worker', 'scripts', 'bench', 'test'],
+    'The API reaches rules through domain/, never through activities or the worker.',
+    // A route folder is self-contained: shared code lives in domain/ or in api/ itself, not in another route.
+    [{ regex: '^\\.\\./(?!\\.\\.)[^/]+/', message: 'A route module may not import another route folder; move what they share to domain/ or api/.' }],
+  ),
   {
-    // Workflow code is replayed: only @temporalio/workflow and pure modules may be imported.
+    // Only the app mounts routes (through the registry); middleware and endpoint machinery never import a route.
+    files: ['api/*.ts', 'api/middleware/**/*.ts'],
+    ignores: ['api/app.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)routes(/|$)', message: 'Only api/app.ts mounts routes; shared code belongs in domain/ or api/.' }, { regex: into('activities', 'worker', 'scripts', 'bench', 'test'), message: 'The API reaches rules through domain/.' }] },
+      ],
+    },
+  },
+  {
+    // Workflow code is replayed: only @temporalio/workflow, pure modules and types may be imported.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'http', 'https', 'crypto', 'pg', 'sequelize', 'express', '../db/*', '../api/*', '../activities/*'], message: 'Workflows must stay deterministic: do I/O in activities.', allowTypeImports: true },
+            { group: ['node:*', 'fs', 'http', 'https', 'crypto', 'pg', 'sequelize', 'express', '@temporalio/client', '@temporalio/activity', '@temporalio/worker'], message: 'Workflows must stay deterministic: do I/O in activities.' },
+            { regex: into('db', 'api', 'domain', 'activities', 'worker', 'lib', 'scripts'), message: 'Workflows import only @temporalio/workflow, their contracts (workflows/messages.ts) and types.', allowTypeImports: true },
           ],
         },
       ],

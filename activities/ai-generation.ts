@@ -1,14 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { Tenant } from '../db/outbox';
-import { METADATA_MAX_KEYS, METADATA_VALUE_MAX, emitProductUpdated } from '../db/products';
+import { emitProductUpdated } from '../domain/products/dto';
+import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../domain/products/inputs';
 import { TextGenerationError, type ProductCopy, type ProductCopyInput, type TextGenerator } from '../lib/ai';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
-
-export interface AiGenerationTarget extends Tenant {
-  productId: string;
-}
+import type { AiGenerationTarget } from '../workflows/messages';
 
 /**
  * One reserved run of a product. `run` is the number of runs ever recorded for the product: reserve()
@@ -105,7 +102,7 @@ export function createAiGenerationActivities({
       if (!current || current.ai_status !== 'generating' || current.run !== run) return false;
       await write(tx, current);
       const { productId, ...tenant } = target;
-      await emitProductUpdated(sequelize, tx, tenant, { workspaceSlug: current.slug, baseUrl: config.PUBLIC_BASE_URL }, productId);
+      await emitProductUpdated(tx, tenant, { workspaceSlug: current.slug, baseUrl: config.PUBLIC_BASE_URL }, productId);
       return true;
     });
   }

@@ -24,12 +24,30 @@ export interface ActivityDeps {
   webhookAgent?: Agent;
 }
 
+type Activity = (...args: never[]) => Promise<unknown>;
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/**
+ * Merges per-area activity sets into one. Temporal registers activities by name, so two areas defining the
+ * same name would silently shadow each other: that is refused when the worker starts.
+ */
+export function combineActivities<T extends Record<string, Activity>[]>(...sets: T): UnionToIntersection<T[number]> {
+  const all: Record<string, Activity> = {};
+  for (const set of sets) {
+    for (const [name, fn] of Object.entries(set)) {
+      if (name in all) throw new Error(`two activities are named "${name}"; activity names must be unique across areas`);
+      all[name] = fn;
+    }
+  }
+  return all as UnionToIntersection<T[number]>;
+}
+
 /** Every activity, built from real dependencies handed in by the worker (or by a test). */
 export function createActivities(deps: ActivityDeps) {
-  return {
-    ...createMaintenanceActivities(deps),
-    ...createFileActivities(deps),
-    ...createAiGenerationActivities(deps),
-    ...createWebhookActivities(deps),
-  };
+  return combineActivities(
+    createMaintenanceActivities(deps),
+    createFileActivities(deps),
+    createAiGenerationActivities(deps),
+    createWebhookActivities(deps),
+  );
 }

@@ -7,25 +7,13 @@ import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
-import type { EndpointDeps } from './endpoint';
+import { createServices } from '../domain/services';
+import { createStarters } from '../domain/workflow-starters';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { buildDocument, createRegistry } from './openapi';
-import { apiKeysRouter } from './routes/api-keys/router';
-import { createApiKeyService } from './routes/api-keys/service';
-import { certifications } from './routes/credibility/certifications';
-import { portfolio } from './routes/credibility/portfolio';
-import { credibilityRouter } from './routes/credibility/resource';
-import { testimonials } from './routes/credibility/testimonials';
-import { modulesRouter } from './routes/modules/router';
-import { createAiGenerationService } from './routes/products/ai-generation';
-import { createProductFileService } from './routes/products/files-service';
-import { productsRouter } from './routes/products/router';
-import { createProductService } from './routes/products/service';
-import { createModuleService } from './routes/modules/service';
-import { webhookEndpointsRouter } from './routes/webhook-endpoints/router';
-import { createWebhookEndpointService } from './routes/webhook-endpoints/service';
+import { ROUTES, type RouteDeps } from './routes/registry';
 import { temporalIsReachable } from './temporal-client';
 
 export interface AppDeps {
@@ -75,13 +63,15 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
     res.status(database && temporalUp ? 200 : 503).json({ status: database && temporalUp ? 'ready' : 'not_ready', database, temporal: temporalUp });
   });
 
-  const apiKeys = createApiKeyService(sequelize);
+  const starters = createStarters(temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const services = createServices({ sequelize, config, logger, box, storage, starters, temporal });
   const registry = createRegistry();
-  const deps: EndpointDeps = {
+  const deps: RouteDeps = {
     sequelize,
     registry,
-    apiKeys,
+    apiKeys: services.apiKeys,
     box,
+    services,
     rateLimits: createRateLimits(sequelize, {
       perWorkspacePerMinute: config.RATE_LIMIT_PER_MINUTE,
       perIpPerMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
@@ -90,18 +80,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
 
   const api = express.Router();
   api.use(express.json({ limit: config.BODY_LIMIT }));
-  api.use(apiKeysRouter(deps, apiKeys));
-  const webhookEndpoints = createWebhookEndpointService({ sequelize, config, box, temporal, logger });
-  api.use(modulesRouter(deps, createModuleService({ onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags) })));
-  api.use(webhookEndpointsRouter(deps, webhookEndpoints));
-  api.use(
-    productsRouter(
-      deps,
-      createProductService({ sequelize, config, logger, ai: createAiGenerationService({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }) }),
-      createProductFileService({ sequelize, storage, temporal, config, logger }),
-    ),
-  );
-  for (const resource of [portfolio, testimonials, certifications]) api.use(credibilityRouter(deps, resource));
+  for (const route of ROUTES) api.use(route(deps));
 
   const document = buildDocument(registry, `${config.PUBLIC_BASE_URL}/api`);
   api.get('/openapi.json', (_req, res) => {

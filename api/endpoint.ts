@@ -2,15 +2,15 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
+import type { ApiKeyService } from '../domain/api-keys/service';
+import type { AuthContext } from '../domain/auth-context';
 import type { CryptoBox } from '../lib/crypto-box';
-import type { AuthContext } from './auth-context';
+import { AppError, type ErrorDetail } from '../lib/errors';
 import { sendData } from './envelope';
-import { ApiError, type ErrorDetail } from './errors';
 import { authenticate, requireAccess } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import type { RateLimits } from './middleware/rate-limit';
 import { ErrorEnvelope, successEnvelope } from './openapi';
-import type { ApiKeyService } from './routes/api-keys/service';
 
 /** Who may call an endpoint: no key, any key (publishable included), or only a secret key. */
 export type Access = 'public' | 'publishable' | 'secret';
@@ -18,7 +18,8 @@ export type Access = 'public' | 'publishable' | 'secret';
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-export type HandlerResult = { data: unknown; nextCursor?: string | null } | { noContent: true };
+/** What a handler answers: `data` typed by the endpoint's response schema, a page cursor, or no content. */
+export type HandlerResult<R extends Schema> = { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null } | { noContent: true };
 
 export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
   body: Infer<B>;
@@ -30,7 +31,7 @@ export interface EndpointInput<B extends Schema, Q extends Schema, P extends Sch
   multipart: boolean;
 }
 
-export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
+export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, A extends Access, R extends Schema> {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** Express path relative to the router's prefix, e.g. `/:id`. */
   path: string;
@@ -45,10 +46,10 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    */
   multipart?: z.ZodType;
   /** Schema of `data` on success, for the OpenAPI document. */
-  response?: z.ZodType;
+  response?: R;
   status?: number;
   paginated?: boolean;
-  handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult>;
+  handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
 export interface EndpointDeps {
@@ -77,7 +78,7 @@ function parse<S extends Schema>(schema: S, value: unknown, where: string): Infe
     const details = toDetails(result.error);
     const first = details[0];
     const message = first?.field ? `${first.field}: ${first.message}` : (first?.message ?? `invalid ${where}`);
-    throw new ApiError('VALIDATION_ERROR', message, details);
+    throw new AppError('VALIDATION_ERROR', message, details);
   }
   return result.data as Infer<S>;
 }
@@ -88,7 +89,7 @@ function requireBodyType(multipart: boolean): RequestHandler {
   return (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !req.is('application/json') && !(multipart && isMultipart(req))) {
-      throw new ApiError(
+      throw new AppError(
         'UNSUPPORTED_MEDIA_TYPE',
         multipart ? 'Send the body as application/json or multipart/form-data' : 'Send the body with Content-Type: application/json',
       );
@@ -110,8 +111,8 @@ export class ApiRouter {
     private readonly deps: EndpointDeps,
   ) {}
 
-  add<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined, A extends Access = 'secret'>(
-    endpoint: Endpoint<B, Q, P, A>,
+  add<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined, A extends Access = 'secret', R extends Schema = undefined>(
+    endpoint: Endpoint<B, Q, P, A, R>,
   ): this {
     const { deps } = this;
     const chain: RequestHandler[] =
@@ -149,7 +150,7 @@ export class ApiRouter {
     return `${this.prefix}${path === '/' ? '' : path}`;
   }
 
-  private register<B extends Schema, Q extends Schema, P extends Schema, A extends Access>(endpoint: Endpoint<B, Q, P, A>): void {
+  private register<B extends Schema, Q extends Schema, P extends Schema, A extends Access, R extends Schema>(endpoint: Endpoint<B, Q, P, A, R>): void {
     const status = endpoint.status ?? 200;
     const path = this.fullPath(endpoint.path).replace(/:([A-Za-z]+)/g, '{$1}');
     this.deps.registry.registerPath({

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import type { ApiError } from './errors';
+import type { AppError } from '../lib/errors';
+import { httpStatusOf } from './errors';
 
 export interface PageMeta {
   nextCursor: string | null;
@@ -15,7 +16,7 @@ export function sendData(req: Request, res: Response, status: number, data: unkn
 }
 
 /** `{ data: null, error: { code, message, details? }, meta }` */
-export function sendError(req: Request, res: Response, err: ApiError): void {
+export function sendError(req: Request, res: Response, err: AppError): void {
   const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-  res.status(err.status).json({ data: null, error, meta: meta(req) });
+  res.status(httpStatusOf(err)).json({ data: null, error, meta: meta(req) });
 }

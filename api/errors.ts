@@ -1,8 +1,7 @@
-/**
- * Every error code of both API documents (plus the transport-level ones this service adds), with its
- * HTTP status. Handlers throw ApiError; the error middleware renders it into the failure envelope.
- */
-export const ERROR_STATUS = {
+import { AppError, type ErrorCode } from '../lib/errors';
+
+/** The HTTP status of every error code: the one place a domain error becomes a wire status. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   FILE_TOO_LARGE: 400,
   AUTHENTICATION_REQUIRED: 401,
@@ -30,41 +29,8 @@ export const ERROR_STATUS = {
   ACTIVATION_LIMIT_REACHED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
-} as const;
+};
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export interface ErrorDetail {
-  field?: string;
-  message: string;
-  [key: string]: unknown;
+export function httpStatusOf(err: AppError): number {
+  return err.conflict ? 409 : HTTP_STATUS[err.code];
 }
-
-export class ApiError extends Error {
-  readonly status: number;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[] | Record<string, unknown>,
-    // Only for the documented exceptions, e.g. `409 VALIDATION_ERROR` for a duplicate customer email.
-    status?: number,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = status ?? ERROR_STATUS[code];
-  }
-}
-
-export const validationError = (message: string, details?: ErrorDetail[]) =>
-  new ApiError('VALIDATION_ERROR', message, details);
-
-export const notFound = (what = 'Resource') => new ApiError('RESOURCE_NOT_FOUND', `${what} not found`);
-
-export const forbidden = (message = 'This key may not perform this request') => new ApiError('FORBIDDEN', message);
-
-export const invalidState = (message: string) => new ApiError('INVALID_STATE', message);
-
-export const quotaExceeded = (message: string) => new ApiError('QUOTA_EXCEEDED', message);
-
-export const internalError = () => new ApiError('INTERNAL_ERROR', 'An unexpected error occurred');

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ERROR_STATUS } from './errors';
+import { ERROR_CODES } from '../lib/errors';
 
 export const Meta = z
   .object({
@@ -14,7 +14,7 @@ export const ErrorEnvelope = z
   .object({
     data: z.null(),
     error: z.object({
-      code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+      code: z.enum(ERROR_CODES),
       message: z.string(),
       details: z.unknown().optional(),
     }),

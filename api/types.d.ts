@@ -1,4 +1,4 @@
-import type { AuthContext } from './auth-context';
+import type { AuthContext } from '../domain/auth-context';
 
 declare global {
   namespace Express {

@@ -10,7 +10,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { connectTemporal } from '../api/temporal-client';
-import { createWorkspaceService } from '../api/routes/workspaces/service';
+import { createWorkspaceService } from '../domain/workspaces/service';
 import { createDatabase } from '../db/connection';
 import { WebhookEndpoint } from '../db/models';
 import { emit } from '../db/outbox';
@@ -126,7 +126,7 @@ interface FanoutFixture {
 async function fanoutFixture(infra: BenchInfra, receiver: HttpsReceiver, poolSize: number): Promise<FanoutFixture & { close(): Promise<void> }> {
   const sequelize = createDatabase({ url: infra.databaseUrl, poolMax: poolSize });
   const box = createCryptoBox(parseEncryptionKey(infra.encryptionKey));
-  const ws = await createWorkspaceService(sequelize).create({ name: 'Fan-out bench', slug: `fanout-${Date.now().toString(36)}`, plan: 'pro' });
+  const ws = await createWorkspaceService({ sequelize }).create({ name: 'Fan-out bench', slug: `fanout-${Date.now().toString(36)}`, plan: 'pro' });
   await WebhookEndpoint.bulkCreate(
     Array.from({ length: FANOUT_ENDPOINTS }, (_, i) => ({
       id: newId('whe'),

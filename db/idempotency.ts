@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { newId } from '../lib/ids';
 import { IdempotencyKey } from './models';
-import type { Tenant } from './outbox';
+import type { Tenant } from './tenancy';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 // A claim older than this whose request never finished (the process died) may be taken over.

@@ -1,26 +1,28 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { EventType } from '../lib/event-types';
 import { newId } from '../lib/ids';
-import { AuditLog, Event } from './models';
-import type { Environment } from './models';
-
-export interface Tenant {
-  accountId: string;
-  environment: Environment;
-}
+import { AuditLog } from './models';
+import type { Tenant } from './tenancy';
 
 export interface EmittedEvent {
   id: string;
-  type: string;
+  type: EventType;
   createdAt: Date;
+}
+
+/** The `sequelize` a transaction belongs to (set at runtime, missing from Sequelize's typings). */
+export function connectionOf(tx: Transaction): Sequelize {
+  return (tx as Transaction & { sequelize: Sequelize }).sequelize;
 }
 
 /**
  * Records a domain event inside the caller's transaction, so the event exists exactly when the change
- * that caused it commits. Fan-out to webhook endpoints reads unpublished rows later.
+ * that caused it commits. Fan-out to webhook endpoints reads unpublished rows later. Only types of the one
+ * event registry (lib/event-types.ts) can be emitted.
  */
-export async function emit(tx: Transaction, tenant: Tenant, type: string, data: Record<string, unknown>): Promise<EmittedEvent> {
+export async function emit(tx: Transaction, tenant: Tenant, type: EventType, data: Record<string, unknown>): Promise<EmittedEvent> {
   // A plain INSERT: every write request emits, and building a model instance costs more than the statement.
-  const [event] = await Event.sequelize!.query<EmittedEvent>(
+  const [event] = await connectionOf(tx).query<EmittedEvent>(
     `INSERT INTO events (id, account_id, environment, type, data) VALUES ($1, $2, $3, $4, $5)
      RETURNING id, type, created_at AS "createdAt"`,
     { bind: [newId('evt'), tenant.accountId, tenant.environment, type, JSON.stringify(data)], type: QueryTypes.SELECT, transaction: tx },
@@ -38,5 +40,5 @@ export interface AuditEntry {
 
 /** Appends to the audit log inside the caller's transaction. */
 export async function audit(tx: Transaction, tenant: Tenant, entry: AuditEntry): Promise<void> {
-  await AuditLog.create({ id: newId('alog'), ...tenant, ...entry, data: entry.data ?? {} }, { transaction: tx });
+  await AuditLog.create({ id: newId('alog'), accountId: tenant.accountId, environment: tenant.environment, ...entry, data: entry.data ?? {} }, { transaction: tx });
 }

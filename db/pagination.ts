@@ -1,13 +1,16 @@
 import type { Attributes, Model, ModelStatic, Sequelize } from 'sequelize';
+import type { IdPrefix } from '../lib/ids';
 import { selectColumns } from './columns';
+import { decodeCursor, toListPage, type ListPage } from './cursor';
 import { plainQuery } from './plain-query';
-
-export interface Page<M> {
-  rows: M[];
-  lastId: string | null;
-}
+import { tenantWhere, type Tenant } from './tenancy';
 
 type Scalar = string | number | boolean;
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
 
 function column(model: ModelStatic<Model>, attribute: string): string {
   const field = model.getAttributes()[attribute]?.field;
@@ -16,26 +19,33 @@ function column(model: ModelStatic<Model>, attribute: string): string {
 }
 
 /**
- * Keyset page, newest first, on the ULID primary key: rows inserted while a client pages have larger ids
- * and so can neither shift nor repeat what it has already seen. `where` is equality on attributes (the
- * tenant columns and a parent id); the statement is a plain query because every list request runs one.
+ * One list page of a tenant's rows, newest first, keyset-paginated on the ULID primary key: rows inserted
+ * while a client pages have larger ids and so can neither shift nor repeat what it has already seen. `where`
+ * adds equality filters (a parent id, a status) to the tenant scope. The statement is a plain query because
+ * every list request runs one.
  */
-export async function findPage<M extends Model & { id: string }>(
+export async function listPage<M extends Model & { id: string }, T>(
   sequelize: Sequelize,
   model: ModelStatic<M>,
-  options: { where: Partial<Record<keyof Attributes<M> & string, Scalar>>; limit: number; afterId?: string },
-): Promise<Page<Attributes<M>>> {
+  options: {
+    tenant: Tenant;
+    where?: Partial<Record<keyof Attributes<M> & string, Scalar>>;
+    page: PageRequest;
+    idPrefix: IdPrefix;
+    toDto: (row: Attributes<M>) => T;
+  },
+): Promise<ListPage<T>> {
   const values: unknown[] = [];
   const bind = (value: unknown) => `$${values.push(value)}`;
-  const conditions = Object.entries(options.where).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
-  if (options.afterId) conditions.push(`id < ${bind(options.afterId)}`);
-  const limit = bind(options.limit + 1);
-  const rows = await plainQuery<Attributes<M>>(
+  const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
+  const conditions = Object.entries(filters).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
+  const afterId = decodeCursor(options.page.cursor, options.idPrefix);
+  if (afterId) conditions.push(`id < ${bind(afterId)}`);
+  const limit = bind(options.page.limit + 1);
+  const rows = await plainQuery<Attributes<M> & { id: string }>(
     sequelize,
     `SELECT ${selectColumns(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
     values,
   );
-  const hasMore = rows.length > options.limit;
-  const pageRows = hasMore ? rows.slice(0, options.limit) : rows;
-  return { rows: pageRows, lastId: hasMore ? ((pageRows[pageRows.length - 1] as { id?: string } | undefined)?.id ?? null) : null };
+  return toListPage(rows, options.page.limit, options.toDto);
 }

@@ -1,4 +1,4 @@
-import type { Plan } from '../db/models/account';
+import type { Plan } from './plans';
 
 /**
  * Per-plan caps, the one table every quota check reads (docs/decisions.md repeats it for merchants).

@@ -10,15 +10,15 @@
  */
 import { parseArgs } from 'node:util';
 import type { Sequelize } from 'sequelize';
-import { ApiError } from '../api/errors';
-import { issueKey, toApiKeyDto } from '../api/routes/api-keys/service';
-import { createModuleService } from '../api/routes/modules/service';
-import { createWorkspaceService } from '../api/routes/workspaces/service';
 import { createDatabase } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
 import { Account, type Environment, type KeyAccess, type Plan } from '../db/models';
-import { PLANS } from '../db/models/account';
+import { issueKey, toApiKeyDto } from '../domain/api-keys/service';
+import { createModuleService, MODULES } from '../domain/modules/service';
+import { createWorkspaceService } from '../domain/workspaces/service';
 import { ConfigError, loadConfig } from '../lib/config';
+import { AppError } from '../lib/errors';
+import { PLANS } from '../lib/plans';
 import { resolveLocalDatabaseUrl } from './lib/local-stack';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -73,7 +73,7 @@ const workspaceCreate: Command<{ name: string; slug?: string; plan: Plan }> = {
     slug: values.slug,
     plan: oneOf(values.plan ?? 'free', 'plan', PLANS),
   }),
-  run: (sequelize, input) => createWorkspaceService(sequelize).create(input),
+  run: (sequelize, input) => createWorkspaceService({ sequelize }).create(input),
 };
 
 const keysCreate: Command<{ accountId: string; name: string; environment: Environment; access: KeyAccess }> = {
@@ -91,7 +91,7 @@ const keysCreate: Command<{ accountId: string; name: string; environment: Enviro
   async run(sequelize, input) {
     const { key, value } = await sequelize.transaction(async (transaction) => {
       const account = await Account.findByPk(input.accountId, { transaction });
-      if (!account) throw new ApiError('RESOURCE_NOT_FOUND', `Workspace ${input.accountId} not found`);
+      if (!account) throw new AppError('RESOURCE_NOT_FOUND', `Workspace ${input.accountId} not found`);
       return issueKey(transaction, { accountId: account.id }, { name: input.name, environment: input.environment, access: input.access }, { apiKeyId: null, source: 'cli' });
     });
     return { ...toApiKeyDto(key), value };
@@ -102,7 +102,7 @@ const modulesSet: Command<{ accountId: string; module: 'fulfillment' | 'payment'
   options: { account: { type: 'string' }, module: { type: 'string' }, enabled: { type: 'string' } },
   parse: (values) => ({
     accountId: accountId(values),
-    module: oneOf(required(values, 'module'), 'module', ['fulfillment', 'payment'] as const),
+    module: oneOf(required(values, 'module'), 'module', MODULES),
     enabled: oneOf(required(values, 'enabled'), 'enabled', ['true', 'false'] as const) === 'true',
   }),
   run: (_sequelize, input) => createModuleService().set(input.accountId, { module: input.module, enabled: input.enabled }),
@@ -144,7 +144,7 @@ function parseCommand(argv: string[]): { command: Command<unknown>; input: unkno
 }
 
 function describeError(err: unknown): string {
-  if (err instanceof ApiError) {
+  if (err instanceof AppError) {
     const details = Array.isArray(err.details) && err.details.length > 0
       ? ` (${err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')})`
       : '';

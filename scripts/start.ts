@@ -23,11 +23,11 @@ import { Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Sequelize } from 'sequelize';
-import { createWorkspaceService, type CreatedWorkspace } from '../api/routes/workspaces/service';
 import { createDatabase } from '../db/connection';
 import type { EmbeddedDatabase } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { Account, ApiKey } from '../db/models';
+import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces/service';
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
@@ -179,7 +179,7 @@ async function ensureDemoWorkspace(sequelize: Sequelize, dataDir: string): Promi
   if (existing) {
     return { kind: 'no-keys', accountId: existing.id, reason: `the demo workspace's keys were printed when it was created (${file} is missing)` };
   }
-  const workspace = await createWorkspaceService(sequelize).create({ name: DEMO_NAME, slug: DEMO_SLUG, plan: 'pro' });
+  const workspace = await createWorkspaceService({ sequelize }).create({ name: DEMO_NAME, slug: DEMO_SLUG, plan: 'pro' });
   fs.writeFileSync(file, `${JSON.stringify(workspace, null, 2)}\n`, { mode: 0o600 });
   return { kind: 'keys', workspace, created: true };
 }

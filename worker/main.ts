@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { ensureSchedules } from './schedules';
@@ -29,9 +30,8 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   const relay = startOutboxRelay({
     sequelize: deps.sequelize,
-    temporal: client,
+    starters: createStarters(client, { taskQueue: config.TEMPORAL_TASK_QUEUE }),
     databaseUrl: requireDatabaseUrl(config),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     logger,
   });

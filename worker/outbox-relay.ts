@@ -1,20 +1,19 @@
-import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import type { Sequelize } from 'sequelize';
-import { claimEventsForFanOut } from '../db/webhooks';
+import { claimEventsForFanOut } from '../domain/webhooks/deliveries';
+import type { Starters } from '../domain/workflow-starters';
 import type { Logger } from '../lib/logger';
-import { serialiseEnvelope, startWebhookDelivery } from '../lib/webhooks/start-delivery';
-import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
+import { serialiseEnvelope } from '../lib/webhooks/envelope';
+import type { WebhookDeliveryInput } from '../workflows/messages';
 
 /** The channel the `events` insert trigger notifies (migration 0004). */
 export const OUTBOX_CHANNEL = 'events_outbox';
 
 export interface OutboxRelayOptions {
   sequelize: Sequelize;
-  temporal: Client;
+  starters: Starters;
   /** For the LISTEN connection, which must live outside the query pool. */
   databaseUrl: string;
-  taskQueue: string;
   /** WEBHOOK_RETRY_SCHEDULE at fan-out time, copied into each delivery. */
   retrySchedule: number[];
   logger: Logger;
@@ -54,7 +53,7 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
  * a periodic sweep.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { sequelize, temporal, logger } = options;
+  const { sequelize, starters, logger } = options;
   const batchSize = options.batchSize ?? 100;
   const startConcurrency = options.startConcurrency ?? 32;
   const sweepIntervalMs = options.sweepIntervalMs ?? 2_000;
@@ -86,7 +85,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           body: bodies.get(event.id)!,
           retrySchedule: options.retrySchedule,
         };
-        await startWebhookDelivery(temporal, input, { taskQueue: options.taskQueue });
+        await starters.webhookDelivery(input);
       });
       return events.length;
     });

@@ -1,14 +1,6 @@
-import {
-  ActivityFailure,
-  CancellationScope,
-  defineSignal,
-  isCancellation,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { AiGenerationTarget } from '../activities/ai-generation';
-import { AI_GENERATION_REQUESTED } from './messages';
+import { aiGenerationRequested, type AiGenerationOutcome, type AiGenerationTarget } from './messages';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -32,10 +24,6 @@ const { loadAiGenerationRun, applyProductCopy, markAiGenerationFailed } = proxyA
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-
-export const aiGenerationRequested = defineSignal(AI_GENERATION_REQUESTED);
-
-export type AiGenerationOutcome = 'completed' | 'failed' | 'skipped';
 
 /**
  * `ai-generation:<productId>`: generates copy for each run reserved on the product (ai_status

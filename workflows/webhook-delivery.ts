@@ -1,6 +1,6 @@
 import { ActivityFailure, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { AttemptOutcome } from '../activities/webhooks';
+import type { AttemptOutcome, AttemptRecord, WebhookDeliveryInput, WebhookDeliveryResult } from './messages';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -20,33 +20,6 @@ const { deliverWebhookAttempt } = proxyLocalActivities<Activities>({
   startToCloseTimeout: WEBHOOK_ATTEMPT_TIMEOUT,
   retry: { maximumAttempts: 1 },
 });
-
-/** Everything one delivery needs, fixed at fan-out: the same bytes go out on every attempt, to the URL of that time. */
-export interface WebhookDeliveryInput {
-  eventId: string;
-  eventType: string;
-  accountId: string;
-  environment: 'test' | 'live';
-  endpointId: string;
-  /** The endpoint's delivery epoch at fan-out; disabling the endpoint bumps it and stops this delivery. */
-  endpointEpoch: number;
-  url: string;
-  /** The serialised envelope `{ id, type, createdAt, accountId, data }`. */
-  body: string;
-  /** Delays in ms between attempts, measured from the previous failure (WEBHOOK_RETRY_SCHEDULE at fan-out). */
-  retrySchedule: number[];
-}
-
-export interface AttemptRecord {
-  attempt: number;
-  outcome: AttemptOutcome;
-}
-
-export interface WebhookDeliveryResult {
-  /** delivered: a 2xx; failed: every attempt failed, dropped; stopped: the endpoint was deleted or disabled. */
-  status: 'delivered' | 'failed' | 'stopped';
-  attempts: AttemptRecord[];
-}
 
 /** Delivers one event to one endpoint: first attempt at once, then one retry after each delay of the schedule. */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {

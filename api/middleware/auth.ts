@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
+import type { ApiKeyService } from '../../domain/api-keys/service';
 import { API_KEY_PATTERN } from '../../lib/api-key-secrets';
-import { ApiError, forbidden } from '../errors';
-import type { ApiKeyService } from '../routes/api-keys/service';
+import { AppError, forbidden } from '../../lib/errors';
 
 /**
  * `Authorization: Bearer <key>` exactly as document 1 states it: the scheme is case-sensitive, the key is
@@ -12,12 +12,12 @@ export function authenticate(keys: ApiKeyService): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization;
     if (!header || !header.startsWith('Bearer ')) {
-      throw new ApiError('AUTHENTICATION_REQUIRED', 'Send an API key as `Authorization: Bearer <key>`');
+      throw new AppError('AUTHENTICATION_REQUIRED', 'Send an API key as `Authorization: Bearer <key>`');
     }
     const value = header.slice('Bearer '.length);
-    if (!API_KEY_PATTERN.test(value)) throw new ApiError('INVALID_API_KEY', 'The API key is malformed');
+    if (!API_KEY_PATTERN.test(value)) throw new AppError('INVALID_API_KEY', 'The API key is malformed');
     const key = await keys.findActiveKey(value);
-    if (!key) throw new ApiError('INVALID_API_KEY', 'The API key is unknown or revoked');
+    if (!key) throw new AppError('INVALID_API_KEY', 'The API key is unknown or revoked');
 
     const selected = req.headers['x-account-id'];
     if (selected !== undefined && selected !== key.accountId) {

@@ -1,31 +1,32 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { sendError } from '../envelope';
-import { ApiError, internalError } from '../errors';
+import { AppError, internalError } from '../../lib/errors';
+import { httpStatusOf } from '../errors';
 
 /** Turns body-parser's failures into documented errors instead of its HTML defaults. */
-function fromBodyParser(err: { type?: string; status?: number }): ApiError | undefined {
+function fromBodyParser(err: { type?: string; status?: number }): AppError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
-      return new ApiError('VALIDATION_ERROR', 'The request body is not valid JSON');
+      return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON');
     case 'entity.too.large':
-      return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts');
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON');
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON');
     default:
       return undefined;
   }
 }
 
 export const routeNotFound: RequestHandler = (req) => {
-  throw new ApiError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.path}`);
+  throw new AppError('ROUTE_NOT_FOUND', `No route for ${req.method} ${req.path}`);
 };
 
 /** The one place an error becomes a response: known errors keep their code; anything else is a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const known = err instanceof ApiError ? err : fromBodyParser(err as { type?: string });
+  const known = err instanceof AppError ? err : fromBodyParser(err as { type?: string });
   if (known) {
-    if (known.status >= 500) req.log.error({ err }, known.message);
+    if (httpStatusOf(known) >= 500) req.log.error({ err }, known.message);
     sendError(req, res, known);
     return;
   }

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Sequelize } from 'sequelize';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
 import type { CryptoBox } from '../../lib/crypto-box';
-import { ApiError, validationError } from '../errors';
+import { AppError, validationError } from '../../lib/errors';
 
 const MAX_KEY_LENGTH = 255;
 
@@ -57,9 +57,9 @@ export function idempotency(sequelize: Sequelize, box: CryptoBox): RequestHandle
     const claim = await claimIdempotencyKey(sequelize, tenant, { key, method: req.method, path: req.originalUrl, hash: fingerprint(req) });
     switch (claim.kind) {
       case 'mismatch':
-        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
       case 'in_progress':
-        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly');
+        throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly');
       case 'replay':
         res.status(claim.status).setHeader('Idempotent-Replayed', 'true');
         if (claim.contentType) res.setHeader('Content-Type', claim.contentType);

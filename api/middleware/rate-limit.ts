@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
-import { ApiError } from '../errors';
+import { AppError } from '../../lib/errors';
 
 export interface RateLimits {
   perWorkspace: RequestHandler;
@@ -114,7 +114,7 @@ function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): 
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
-      throw new ApiError('RATE_LIMITED', 'Too many requests; retry after the number of seconds in Retry-After');
+      throw new AppError('RATE_LIMITED', 'Too many requests; retry after the number of seconds in Retry-After');
     }
     next();
   };

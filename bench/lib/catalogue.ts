@@ -1,4 +1,4 @@
-import { createWorkspaceService } from '../../api/routes/workspaces/service';
+import { createWorkspaceService } from '../../domain/workspaces/service';
 import type { Sequelize } from 'sequelize';
 import { Product, ProductFile } from '../../db/models';
 import { newId } from '../../lib/ids';
@@ -17,7 +17,7 @@ export interface BenchCatalogue {
 
 /** Seeds the catalogue workspaces, through the models (not the API) so the seed costs no measured time. */
 export async function seedCatalogue(sequelize: Sequelize): Promise<BenchCatalogue> {
-  const workspaces = createWorkspaceService(sequelize);
+  const workspaces = createWorkspaceService({ sequelize });
   const create = await workspaces.create({ name: 'Bench catalogue (writes)', slug: 'bench-catalogue-writes', plan: 'pro' });
   const list = await workspaces.create({ name: 'Bench catalogue (list)', slug: 'bench-catalogue', plan: 'pro' });
   const products = Array.from({ length: LISTED_PRODUCTS }, (_, i) => ({

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createWorkspaceService } from '../../api/routes/workspaces/service';
+import { createWorkspaceService } from '../../domain/workspaces/service';
 import { createDatabase } from '../../db/connection';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-postgres';
 import { migrateToLatest } from '../../db/migrate';
@@ -51,7 +51,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     let catalogue: BenchCatalogue;
     try {
       await migrateToLatest(sequelize);
-      const created = await createWorkspaceService(sequelize).create({ name: 'Bench workspace', slug: 'bench' });
+      const created = await createWorkspaceService({ sequelize }).create({ name: 'Bench workspace', slug: 'bench' });
       workspace = { accountId: created.accountId, secretKey: created.secretKey };
       await ApiKey.bulkCreate(
         Array.from({ length: EXTRA_API_KEYS }, (_, i) => {

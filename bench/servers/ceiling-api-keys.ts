@@ -1,5 +1,5 @@
-import { encodeCursor } from '../../api/pagination';
-import { toApiKeyDto, type ApiKeyRow } from '../../api/routes/api-keys/service';
+import { encodeCursor } from '../../db/cursor';
+import { toApiKeyDto, type ApiKeyRow } from '../../domain/api-keys/service';
 import { serveBare, sendJson } from './bare';
 
 /**

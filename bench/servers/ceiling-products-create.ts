@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { productColumns, toProductDto } from '../../db/products';
-import { slugify, withTimestampSuffix } from '../../api/routes/products/service';
+import { productColumns } from '../../db/products';
+import { toProductDto } from '../../domain/products/dto';
+import { slugify, withTimestampSuffix } from '../../domain/products/slug';
 import { createDatabase } from '../../db/connection';
 import { newId } from '../../lib/ids';
 import { serveBare, sendJson } from './bare';

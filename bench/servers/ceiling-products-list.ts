@@ -1,5 +1,6 @@
-import { encodeCursor } from '../../api/pagination';
-import { productReadSql, toProductDto, type FileRow } from '../../db/products';
+import { encodeCursor } from '../../db/cursor';
+import { productReadSql, type FileRow } from '../../db/products';
+import { toProductDto } from '../../domain/products/dto';
 import { createDatabase } from '../../db/connection';
 import { serveBare, sendJson } from './bare';
 

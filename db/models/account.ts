@@ -1,7 +1,7 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
+import { PLANS, type Plan } from '../../lib/plans';
 
-export const PLANS = ['free', 'starter', 'pro'] as const;
-export type Plan = (typeof PLANS)[number];
+export { PLANS, type Plan };
 
 /** A workspace. Not split by environment: test and live data both hang off it. */
 export class Account extends Model<InferAttributes<Account>, InferCreationAttributes<Account>> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createWebhookActivities, type AttemptInput } from '../../activities/webhooks';
+import { createWebhookActivities } from '../../activities/webhooks';
+import type { AttemptInput } from '../../workflows/messages';
 import { AuditLog, WebhookDeliveryAttempt, WebhookEndpoint } from '../../db/models';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';

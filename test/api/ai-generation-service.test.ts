@@ -1,8 +1,10 @@
 import type { Transaction } from 'sequelize';
-import { createAiGenerationService, type AiGenerationService } from '../../api/routes/products/ai-generation';
-import { ApiError } from '../../api/errors';
+import { httpStatusOf } from '../../api/errors';
+import { createAiGenerationService, type AiGenerationService } from '../../domain/products/ai-generation';
+import { createStarters } from '../../domain/workflow-starters';
+import { AppError } from '../../lib/errors';
 import type { Plan } from '../../db/models';
-import type { Tenant } from '../../db/outbox';
+import type { Tenant } from '../../db/tenancy';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
 import { countRuns, insertProduct, insertRuns, readProduct } from '../helpers/ai-products';
@@ -15,7 +17,7 @@ const taskQueue = `ai-service-${Date.now()}`;
 beforeAll(async () => {
   ctx = await createTestContext();
   // No worker polls this queue: started workflows stay open, which is what start() is checked against.
-  service = createAiGenerationService({ temporal: ctx.temporal, taskQueue });
+  service = createAiGenerationService({ starters: createStarters(ctx.temporal, { taskQueue }) });
 });
 afterAll(() => ctx.close());
 
@@ -33,15 +35,15 @@ function reserve(tenant: Tenant, productId: string, plan: Plan = 'free', beforeR
   });
 }
 
-async function quotaError(promise: Promise<unknown>): Promise<ApiError> {
+async function quotaError(promise: Promise<unknown>): Promise<AppError> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  expect((err as ApiError).code).toBe('QUOTA_EXCEEDED');
-  expect((err as ApiError).status).toBe(403);
-  return err as ApiError;
+  expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).code).toBe('QUOTA_EXCEEDED');
+  expect(httpStatusOf(err as AppError)).toBe(403);
+  return err as AppError;
 }
 
 describe('AI generation service: reserve()', () => {
@@ -130,7 +132,8 @@ describe('AI generation service: reserve()', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(err).toMatchObject({ code: 'RESOURCE_NOT_FOUND', status: 404 });
+      expect(err).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+      expect(httpStatusOf(err as AppError)).toBe(404);
     }
     expect((await readProduct(ctx.sequelize, id)).ai_status).toBeNull();
   });
@@ -192,20 +195,20 @@ describe('AI generation service: start()', () => {
     const tenant = await workspace();
     const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'generating' });
 
-    await service.start(tenant, id);
+    await service.start({ ...tenant, productId: id });
     const handle = ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id));
     const first = await handle.describe();
     expect(first.workflowId).toBe(`ai-generation:${id}`);
     expect({ type: first.type, taskQueue: first.taskQueue, status: first.status.name }).toEqual({ type: 'aiGeneration', taskQueue, status: 'RUNNING' });
     expect(first.typedSearchAttributes.get(ACCOUNT_ID)).toBe(tenant.accountId);
 
-    await service.start(tenant, id);
+    await service.start({ ...tenant, productId: id });
     const second = await handle.describe();
     expect(second.runId).toBe(first.runId);
 
     // Once it has closed, the next start is a new run under the same id.
     await handle.terminate('test');
-    await service.start(tenant, id);
+    await service.start({ ...tenant, productId: id });
     const third = await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).describe();
     expect(third.runId).not.toBe(first.runId);
     expect(third.status.name).toBe('RUNNING');

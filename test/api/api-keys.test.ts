@@ -1,7 +1,7 @@
 import { AuditLog, ApiKey } from '../../db/models';
 import { http, useTestApi } from '../helpers/context';
 import { expectError } from '../helpers/expect';
-import { encodeCursor } from '../../api/pagination';
+import { encodeCursor } from '../../db/cursor';
 import { mintKey } from '../../lib/api-key-secrets';
 import { newId } from '../../lib/ids';
 

@@ -1,7 +1,7 @@
 import { ApiKey } from '../../db/models';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
-import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { expectError } from '../helpers/expect';
 
 let ctx: TestContext;

@@ -1,4 +1,4 @@
-import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { http, useTestApi } from '../helpers/context';
 import { CERTIFICATIONS, countRows, PORTFOLIO, RESOURCES, storedRow, TESTIMONIALS, type CredibilityCase } from '../helpers/credibility';
 import { expectError } from '../helpers/expect';

@@ -5,7 +5,7 @@ import { createLogger } from '../../lib/logger';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 import { ApiKey } from '../../db/models';
-import type { CreatedWorkspace } from '../../api/routes/workspaces/service';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
 
 let ctx: TestContext;
 let api: TestApi;

@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { encodeCursor } from '../../api/pagination';
+import { encodeCursor } from '../../db/cursor';
 import { Event, Product } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { PLAN_LIMITS } from '../../lib/plan-limits';

@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { Tenant } from '../../db/outbox';
+import type { Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 
 export interface ProductRow {

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
 import { connectTemporal } from '../../api/temporal-client';
-import { createWorkspaceService, type CreatedWorkspace } from '../../api/routes/workspaces/service';
+import { createWorkspaceService, type CreatedWorkspace } from '../../domain/workspaces/service';
 import { createDatabase } from '../../db/connection';
 import type { Plan } from '../../db/models';
 import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } from '../../lib/config';
@@ -34,7 +34,7 @@ export async function createTestContext(): Promise<TestContext> {
   const config = loadConfig({ ...process.env, PORT: '0' });
   const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: 5 });
   const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
-  const workspaces = createWorkspaceService(sequelize);
+  const workspaces = createWorkspaceService({ sequelize });
   const apis: TestApi[] = [];
 
   return {

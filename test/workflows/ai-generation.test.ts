@@ -5,13 +5,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
-import type { AiGenerationTarget } from '../../activities/ai-generation';
-import { createAiGenerationService, type AiGenerationService } from '../../api/routes/products/ai-generation';
-import type { Tenant } from '../../db/outbox';
+import { createAiGenerationService, type AiGenerationService } from '../../domain/products/ai-generation';
+import { createStarters } from '../../domain/workflow-starters';
+import type { Tenant } from '../../db/tenancy';
 import { OfflineTextGenerator } from '../../lib/ai/offline';
 import { OpenAiCompatibleGenerator } from '../../lib/ai/openai-compatible';
-import { AI_PROVIDER_MAX_ATTEMPTS, type AiGenerationOutcome } from '../../workflows/ai-generation';
-import { workflowIds } from '../../workflows/messages';
+import { AI_PROVIDER_MAX_ATTEMPTS } from '../../workflows/ai-generation';
+import { workflowIds, type AiGenerationOutcome, type AiGenerationTarget } from '../../workflows/messages';
 import { countRuns, insertProduct, insertRuns, readProduct } from '../helpers/ai-products';
 import { copyJson, startChatCompletionsServer, type ChatCompletionsServer } from '../helpers/chat-completions-server';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -57,8 +57,8 @@ beforeAll(async () => {
   });
   await startWorker(`ai-offline-${suffix}`, createActivities(testActivityDeps(ctx.sequelize, { textGenerator: new OfflineTextGenerator() })));
   // The time-skipping server has no custom search attributes.
-  providerService = createAiGenerationService({ temporal: env.client, taskQueue: `ai-provider-${suffix}`, accountIdSearchAttribute: false });
-  offlineService = createAiGenerationService({ temporal: env.client, taskQueue: `ai-offline-${suffix}`, accountIdSearchAttribute: false });
+  providerService = createAiGenerationService({ starters: createStarters(env.client, { taskQueue: `ai-provider-${suffix}`, searchAttributes: false }) });
+  offlineService = createAiGenerationService({ starters: createStarters(env.client, { taskQueue: `ai-offline-${suffix}`, searchAttributes: false }) });
 }, 120_000);
 
 afterAll(async () => {
@@ -85,7 +85,7 @@ async function trigger(service: AiGenerationService, who: Tenant, productId: str
     await ctx.sequelize.query(`SELECT id FROM products WHERE id = :productId FOR UPDATE`, { replacements: { productId }, transaction: tx });
     return service.reserve(tx, who, 'pro', productId);
   });
-  await service.start(who, productId);
+  await service.start({ ...who, productId });
   return reservation;
 }
 
@@ -205,7 +205,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
   it('does nothing when the product is not generating', async () => {
     const who = await tenant();
     const id = await insertProduct(ctx.sequelize, who, { aiStatus: 'completed' });
-    await providerService.start(who, id);
+    await providerService.start({ ...who, productId: id });
     expect(await env.client.workflow.getHandle(workflowIds.aiGeneration(id)).result()).toEqual(['skipped']);
     expect(provider.requests).toHaveLength(0);
   });

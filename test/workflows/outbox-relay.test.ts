@@ -13,6 +13,8 @@ import { waitFor } from '../helpers/wait';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook } from '../helpers/https-receiver';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
+import { createStarters } from '../../domain/workflow-starters';
+import type { EventType } from '../../lib/event-types';
 
 /**
  * The relay against the shared dev server: real LISTEN/NOTIFY, real workflow starts, a real worker and a
@@ -35,9 +37,8 @@ const relays: OutboxRelay[] = [];
 function relay(sweepIntervalMs = 60_000, retrySchedule = RETRY): OutboxRelay {
   const started = startOutboxRelay({
     sequelize: ctx.sequelize,
-    temporal: ctx.temporal,
+    starters: createStarters(ctx.temporal, { taskQueue: TASK_QUEUE }),
     databaseUrl: config.DATABASE_URL!,
-    taskQueue: TASK_QUEUE,
     retrySchedule,
     logger: createLogger('silent', 'relay-test'),
     sweepIntervalMs,
@@ -70,7 +71,7 @@ async function register(key: string, body: Record<string, unknown>) {
 }
 
 /** Commits an event exactly as a route would: the outbox row in its own committed transaction. */
-async function commitEvent(accountId: string, type: string, data: Record<string, unknown> = {}, environment: 'test' | 'live' = 'test') {
+async function commitEvent(accountId: string, type: EventType, data: Record<string, unknown> = {}, environment: 'test' | 'live' = 'test') {
   return ctx.sequelize.transaction((tx) => emit(tx, { accountId, environment }, type, data));
 }
 
@@ -240,9 +241,8 @@ describe('outbox relay', () => {
     // A client of a namespace that does not exist: every start fails after the claim has marked the rows.
     const failing = startOutboxRelay({
       sequelize: ctx.sequelize,
-      temporal: new Client({ connection: ctx.temporal.connection, namespace: 'no-such-namespace' }),
+      starters: createStarters(new Client({ connection: ctx.temporal.connection, namespace: 'no-such-namespace' }), { taskQueue: TASK_QUEUE }),
       databaseUrl: config.DATABASE_URL!,
-      taskQueue: TASK_QUEUE,
       retrySchedule: RETRY,
       logger: createLogger('silent', 'relay-test'),
       sweepIntervalMs: 60_000,

@@ -11,10 +11,12 @@ import { createCryptoBox } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { generateWebhookSecret, verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { createWebhookAgent } from '../../lib/webhooks/send';
-import { serialiseEnvelope, startWebhookDelivery } from '../../lib/webhooks/start-delivery';
+import { createStarters } from '../../domain/workflow-starters';
+import { serialiseEnvelope } from '../../lib/webhooks/envelope';
 import { createWorker } from '../../worker/worker';
 import { workflowIds } from '../../workflows/messages';
-import type { webhookDelivery, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import type { WebhookDeliveryInput } from '../../workflows/messages';
+import type { webhookDelivery } from '../../workflows/webhook-delivery';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
@@ -104,7 +106,7 @@ async function deliver(f: Fixture, options: { epoch?: number; schedule?: number[
     retrySchedule: options.schedule ?? SCHEDULE,
   };
   const client = options.client ?? env.client;
-  expect(await startWebhookDelivery(client, input, { taskQueue: TASK_QUEUE, searchAttributes: false })).toBe(true);
+  expect(await createStarters(client, { taskQueue: TASK_QUEUE, searchAttributes: false }).webhookDelivery(input)).toBe(true);
   return { handle: client.workflow.getHandle<typeof webhookDelivery>(workflowIds.webhookDelivery(eventId, f.endpoint.id)), input };
 }
 

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { ApiRouter, type EndpointDeps } from '../../endpoint';
+import { ApiRouter } from '../../endpoint';
 import { pageQuery } from '../../pagination';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas';
-import type { ApiKeyService } from './service';
+import type { RouteDeps } from '../registry';
 
-export function apiKeysRouter(deps: EndpointDeps, service: ApiKeyService) {
+export function apiKeysRouter(deps: RouteDeps) {
+  const service = deps.services.apiKeys;
   return new ApiRouter('/v1/account/api-keys', 'API keys', deps)
     .add({
       method: 'get',

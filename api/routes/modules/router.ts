@@ -1,8 +1,9 @@
-import { ApiRouter, type EndpointDeps } from '../../endpoint';
+import { ApiRouter } from '../../endpoint';
 import { ModuleFlags, SetModuleBody } from './schemas';
-import type { ModuleService } from './service';
+import type { RouteDeps } from '../registry';
 
-export function modulesRouter(deps: EndpointDeps, service: ModuleService) {
+export function modulesRouter(deps: RouteDeps) {
+  const service = deps.services.modules;
   return new ApiRouter('/v1/modules', 'Modules', deps)
     .add({
       method: 'get',

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { MODULES } from '../../../domain/modules/service';
 
 export const SetModuleBody = z
-  .object({ module: z.enum(['fulfillment', 'payment']), enabled: z.boolean() })
+  .object({ module: z.enum(MODULES), enabled: z.boolean() })
   .strict()
   .meta({ id: 'SetModuleBody' });
 export type SetModuleBody = z.infer<typeof SetModuleBody>;

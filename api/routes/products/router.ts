@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ApiRouter, type EndpointDeps } from '../../endpoint';
-import type { ProductFileService } from './files-service';
+import { ApiRouter } from '../../endpoint';
+import type { RouteDeps } from '../registry';
 import {
   AiGenerateAccepted,
   CreateProductBody,
@@ -13,9 +13,9 @@ import {
   UpdateProductBody,
   UploadFileForm,
 } from './schemas';
-import type { ProductService } from './service';
 
-export function productsRouter(deps: EndpointDeps, products: ProductService, files: ProductFileService) {
+export function productsRouter(deps: RouteDeps) {
+  const { products, productFiles: files } = deps.services;
   return new ApiRouter('/v1/storefront/products', 'Products', deps)
     .add({
       method: 'post',

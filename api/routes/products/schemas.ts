@@ -1,86 +1,9 @@
 import { z } from 'zod';
 import { CURRENCIES, PRODUCT_TYPES } from '../../../db/models/product';
-import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../../../db/products';
+import { MAX_FILE_SIZE } from '../../../domain/products/inputs';
 import { pageQuery } from '../../pagination';
 
-/** Document 1, Limits: at most 500000000 bytes per file, uploaded or registered. */
-export const MAX_FILE_SIZE = 500_000_000;
-
-// Limits the spec leaves open (docs/decisions.md, "Catalogue: products and files").
-const MAX_URL_LENGTH = 2048;
-const MAX_COVER_IMAGES = 20;
-const MAX_TAGS = 50;
-const MAX_INT4 = 2_147_483_647;
-
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(MAX_URL_LENGTH);
-const dimension = z.int().positive().max(MAX_INT4);
-const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
-
-const metadata = z
-  .record(z.string().min(1).max(40), z.string().max(METADATA_VALUE_MAX))
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`)
-  .meta({ description: 'String-to-string map; keys 1 to 40 characters, values at most 500; at most 50 keys. Replaced whole on update.' });
-
-const editable = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(10_000).nullable().optional(),
-  price: z.int().positive().meta({ description: 'Whole units of the currency (never cents)' }),
-  thumbnail: url.nullable().optional(),
-  coverImages: z.array(url).max(MAX_COVER_IMAGES).optional(),
-  tags: z.array(z.string().trim().min(1).max(100)).max(MAX_TAGS).optional(),
-  published: z.boolean().optional(),
-  licenseEnabled: z.boolean().optional(),
-  maxActivations: z.int().min(1).max(1_000_000).optional(),
-  gtin: optionalText(50),
-  googleProductCategory: optionalText(250),
-  brand: optionalText(250),
-  feedExcluded: z.boolean().optional(),
-  metadata: metadata.optional(),
-};
-
-export const CreateProductBody = z
-  .object({
-    ...editable,
-    slug: z
-      .string()
-      .min(2)
-      .max(80)
-      .regex(/^[a-z0-9-]+$/, 'only a-z, 0-9 and hyphens')
-      .optional()
-      .meta({ description: 'Derived from name when omitted; unique per workspace and environment' }),
-    currency: z.enum(CURRENCIES),
-    type: z.enum(PRODUCT_TYPES),
-    aiGenerate: z.boolean().optional().meta({ description: 'Queue AI copy generation (counts against the monthly AI quota)' }),
-    weight: dimension.nullable().optional().meta({ description: 'Grams; required when type is physical' }),
-    length: dimension.nullable().optional(),
-    width: dimension.nullable().optional(),
-    height: dimension.nullable().optional(),
-    originAreaId: optionalText(200),
-    requiresInsurance: z.boolean().optional(),
-    madeToOrder: z.boolean().optional(),
-    preorderShipsFrom: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullable().optional(),
-    leadTimeText: z.string().max(500).nullable().optional(),
-    batchHint: z.string().max(500).nullable().optional(),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (body.type === 'physical' && body.weight == null) {
-      ctx.addIssue({ code: 'custom', path: ['weight'], message: 'weight (grams) is required for physical products' });
-    }
-  })
-  .meta({ id: 'CreateProductBody' });
-export type CreateProductBody = z.infer<typeof CreateProductBody>;
-
-export const UpdateProductBody = z
-  .object({
-    ...editable,
-    name: editable.name.optional(),
-    price: editable.price.optional(),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateProductBody' });
-export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
+export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products/inputs';
 
 export const ListProductsQuery = pageQuery().extend({
   published: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
@@ -90,16 +13,6 @@ export type ListProductsQuery = z.infer<typeof ListProductsQuery>;
 
 export const ProductIdParams = z.object({ id: z.string().min(1).max(100) });
 export const ProductFileParams = z.object({ id: z.string().min(1).max(100), fileId: z.string().min(1).max(100) });
-
-export const RegisterFileBody = z
-  .object({
-    fileName: z.string().trim().min(1).max(255),
-    fileSize: z.int().positive().meta({ description: `Bytes; over ${MAX_FILE_SIZE} is 400 FILE_TOO_LARGE` }),
-    mimeType: z.string().trim().min(1).max(255).nullable().optional(),
-  })
-  .strict()
-  .meta({ id: 'RegisterProductFileBody' });
-export type RegisterFileBody = z.infer<typeof RegisterFileBody>;
 
 /** The multipart form of an upload, for the OpenAPI document (the handler streams the part itself). */
 export const UploadFileForm = z

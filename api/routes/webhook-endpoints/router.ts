@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiRouter, type EndpointDeps } from '../../endpoint';
+import { ApiRouter } from '../../endpoint';
 import { pageQuery } from '../../pagination';
 import {
   CreateWebhookEndpointBody,
@@ -11,9 +11,10 @@ import {
   WebhookEndpoint,
   WebhookEndpointIdParams,
 } from './schemas';
-import type { WebhookEndpointService } from './service';
+import type { RouteDeps } from '../registry';
 
-export function webhookEndpointsRouter(deps: EndpointDeps, service: WebhookEndpointService) {
+export function webhookEndpointsRouter(deps: RouteDeps) {
+  const service = deps.services.webhookEndpoints;
   return new ApiRouter('/v1/payment/webhook-endpoints', 'Webhook endpoints', deps)
     .add({
       method: 'post',

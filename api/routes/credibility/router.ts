@@ -1,35 +1,9 @@
-import type { Model, ModelStatic } from 'sequelize';
 import { z } from 'zod';
-import type { IdPrefix } from '../../../lib/ids';
-import { ApiRouter, type EndpointDeps } from '../../endpoint';
-import { recordBase } from './fields';
-import { createCredibilityService } from './service';
-
-/** What distinguishes one credibility resource (portfolio, testimonials, certifications) from the others. */
-export interface CredibilityResource {
-  /** Singular, for messages: "Portfolio item not found". */
-  name: string;
-  path: string;
-  /** OpenAPI tag. */
-  tag: string;
-  /** OpenAPI component name of the record; the bodies are `Create<schemaName>Body` and `Update<schemaName>Body`. */
-  schemaName: string;
-  idPrefix: IdPrefix;
-  /** Keys wrapping the record(s) in `data`. */
-  keys: { single: string; list: string };
-  model: ModelStatic<Model>;
-  /** Whether records carry `productId`, validated on write and hidden on read once the product is archived. */
-  linksProduct: boolean;
-  /**
-   * Writable fields, named as the model's attributes. No defaults here: the table holds them, and a default
-   * would make an omitted field on PATCH overwrite the stored value.
-   */
-  fields: Record<string, z.ZodType>;
-  /** Fields required on create. */
-  required: readonly string[];
-  /** Response fields besides id, accountId, createdAt and updatedAt, in response order. */
-  output: Record<string, z.ZodType>;
-}
+import type { CredibilityResource } from '../../../domain/credibility/resource';
+import type { CredibilityService } from '../../../domain/credibility/service';
+import { recordBase } from '../../../domain/credibility/fields';
+import { ApiRouter } from '../../endpoint';
+import type { RouteDeps } from '../registry';
 
 function mapShape(shape: Record<string, z.ZodType>, f: (key: string, schema: z.ZodType) => z.ZodType) {
   return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, f(key, schema)]));
@@ -51,10 +25,11 @@ export function credibilitySchemas(def: CredibilityResource) {
 }
 
 /** The five routes of one credibility resource, each answering under its own `data` key. */
-export function credibilityRouter(deps: EndpointDeps, def: CredibilityResource) {
-  const service = createCredibilityService(deps.sequelize, def);
+export function credibilityRouter(deps: RouteDeps, def: CredibilityResource, service: CredibilityService) {
   const schemas = credibilitySchemas(def);
-  const single = z.object({ [def.keys.single]: schemas.record });
+  // Built from the definition at run time, so their static types say nothing: handlers answer unknown data.
+  const single: z.ZodType = z.object({ [def.keys.single]: schemas.record });
+  const list: z.ZodType = z.object({ [def.keys.list]: z.array(schemas.record) });
   const params = z.object({ id: z.string() });
   const noun = def.name.toLowerCase();
   const one = (record: unknown) => ({ data: { [def.keys.single]: record } });
@@ -65,7 +40,7 @@ export function credibilityRouter(deps: EndpointDeps, def: CredibilityResource) 
       path: '/',
       summary: `List every ${noun}, published or not, by sortOrder then creation time (not paginated)`,
       access: 'secret',
-      response: z.object({ [def.keys.list]: z.array(schemas.record) }),
+      response: list,
       handler: async ({ auth }) => ({ data: { [def.keys.list]: await service.list(auth) } }),
     })
     .add({
@@ -106,7 +81,7 @@ export function credibilityRouter(deps: EndpointDeps, def: CredibilityResource) 
       response: z.object({ deleted: z.literal(true) }),
       handler: async ({ auth, params: { id } }) => {
         await service.remove(auth, id);
-        return { data: { deleted: true } };
+        return { data: { deleted: true as const } };
       },
     }).router;
 }

@@ -1,80 +1,34 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { Product, ProductFile } from '../../../db/models';
-import { emit, type Tenant } from '../../../db/outbox';
-import {
-  PRODUCT_EVENTS,
-  lockAccount,
-  productColumns,
-  productReadSql,
-  readProduct,
-  toProductDto,
-  type Audience,
-  type ProductAttributes,
-  type ProductDto,
-  type ProductReadRow,
-  type Storefront,
-} from '../../../db/products';
-import type { Config } from '../../../lib/config';
-import { newId } from '../../../lib/ids';
-import type { Logger } from '../../../lib/logger';
-import { planLimits } from '../../../lib/plan-limits';
-import type { AuthContext } from '../../auth-context';
-import { notFound, quotaExceeded, validationError } from '../../errors';
-import { decodeCursor, encodeCursor } from '../../pagination';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { Product, ProductFile, type ProductType } from '../../db/models';
+import { decodeCursor, toListPage } from '../../db/cursor';
+import { emit } from '../../db/outbox';
+import { productColumns, productReadSql, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { notFound, validationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { AuthContext } from '../auth-context';
+import { enforcePlanCap } from '../plan-caps';
+import type { ServiceDeps } from '../service-deps';
 import type { AiGenerationService } from './ai-generation';
-import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas';
+import { PRODUCT_EVENTS, storefrontOf, toProductDto, type Audience, type ProductDto } from './dto';
+import type { CreateProductBody, UpdateProductBody } from './inputs';
+import { slugify, withTimestampSuffix } from './slug';
 
-export function storefrontOf(auth: AuthContext, config: Pick<Config, 'PUBLIC_BASE_URL'>): Storefront {
-  return { workspaceSlug: auth.account.slug, baseUrl: config.PUBLIC_BASE_URL };
-}
-
-export const tenantOf = (auth: AuthContext): Tenant => ({ accountId: auth.accountId, environment: auth.environment });
-
-const SLUG_MAX = 80;
-
-/** Lowercase, hyphen-separated, other non-alphanumerics stripped: "Café Deluxe, 2nd Ed." → "cafe-deluxe-2nd-ed". */
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[\s_-]+/g, '-')
-    .replace(/[^a-z0-9-]/g, '')
-    .replace(/-{2,}/g, '-')
-    .replace(/^-|-$/g, '')
-    .slice(0, SLUG_MAX)
-    .replace(/-$/, '');
-  // A name with (almost) nothing alphanumeric still needs a 2-character slug.
-  if (slug.length >= 2) return slug;
-  return slug ? `product-${slug}` : 'product';
-}
-
-let lastSuffixMicros = 0;
-
-/**
- * The collision suffix: the current time in microseconds, base 36. Strictly increasing within the process, so
- * two creates in one millisecond here never pick the same slug; a clash with another process is retried.
- */
-export function withTimestampSuffix(base: string): string {
-  const micros = Math.max(Math.floor((performance.timeOrigin + performance.now()) * 1000), lastSuffixMicros + 1);
-  lastSuffixMicros = micros;
-  const suffix = micros.toString(36);
-  return `${base.slice(0, SLUG_MAX - suffix.length - 1).replace(/-$/, '')}-${suffix}`;
-}
 
 /** A derived slug: the base, then suffixed candidates (a clash with another process's suffix is near impossible). */
 const SLUG_ATTEMPTS = 3;
 
 const JSON_ATTRIBUTES = new Set(['coverImages', 'tags', 'metadata']);
 
-export interface ProductServiceDeps {
-  sequelize: Sequelize;
-  config: Pick<Config, 'PUBLIC_BASE_URL'>;
-  ai: AiGenerationService;
-  logger: Logger;
+/** The list filters of GET /v1/storefront/products. */
+export interface ProductListQuery {
+  limit: number;
+  cursor?: string;
+  published?: boolean;
+  type?: ProductType;
 }
 
-export function createProductService({ sequelize, config, ai, logger }: ProductServiceDeps) {
+export function createProductService({ sequelize, config, logger }: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger'>, ai: AiGenerationService) {
   async function lockedProduct(tx: Transaction, tenant: Tenant, id: string): Promise<Product> {
     const product = await Product.findOne({ where: { id, ...tenant, archived: false }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!product) throw notFound('Product');
@@ -109,7 +63,7 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
     const values = {
       ...fields,
       id: newId('prod'),
-      ...tenantOf(auth),
+      ...tenantWhere(auth),
       preorderShipsFrom: preorderShipsFrom ? new Date(preorderShipsFrom) : preorderShipsFrom,
     };
     if (slug !== undefined) {
@@ -128,14 +82,9 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
 
   return {
     async create(auth: AuthContext, input: CreateProductBody): Promise<ProductDto> {
-      const tenant = tenantOf(auth);
+      const tenant = tenantWhere(auth);
       const dto = await sequelize.transaction(async (tx) => {
-        const cap = planLimits(auth.account.plan).products;
-        if (cap !== null) {
-          await lockAccount(sequelize, tx, auth.accountId);
-          const count = await Product.count({ where: { ...tenant, archived: false }, transaction: tx });
-          if (count >= cap) throw quotaExceeded(`The ${auth.account.plan} plan allows ${cap} products; archive one or upgrade`);
-        }
+        await enforcePlanCap(tx, auth, 'products');
         let row = await insertProduct(tx, auth, input);
         if (input.aiGenerate) {
           // Refuses the whole create (403) when the month's AI runs are used up; otherwise marks it generating.
@@ -152,7 +101,7 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
       return dto;
     },
 
-    async list(auth: AuthContext, query: ListProductsQuery) {
+    async list(auth: AuthContext, query: ProductListQuery) {
       let published = query.published;
       if (auth.access === 'publishable') {
         // Publishable keys see the public catalogue only: published (hence never archived) products.
@@ -163,28 +112,24 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
       const rows = await sequelize.query<ProductReadRow>(
         productReadSql({ published: published !== undefined, type: query.type !== undefined, afterId: afterId !== undefined }),
         {
-          replacements: { ...tenantOf(auth), published, type: query.type, afterId, limit: query.limit + 1 },
+          replacements: { ...tenantWhere(auth), published, type: query.type, afterId, limit: query.limit + 1 },
           type: QueryTypes.SELECT,
         },
       );
-      const page = rows.slice(0, query.limit);
       const audience: Audience = auth.access === 'publishable' ? 'buyer' : 'merchant';
       const storefront = storefrontOf(auth, config);
-      return {
-        data: page.map((row) => toProductDto(row, row.files, storefront, audience)),
-        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!.id) : null,
-      };
+      return toListPage(rows, query.limit, (row) => toProductDto(row, row.files, storefront, audience));
     },
 
     async retrieve(auth: AuthContext, id: string): Promise<ProductDto> {
-      const row = await readProduct(sequelize, tenantOf(auth), id);
+      const row = await readProduct(sequelize, tenantWhere(auth), id);
       if (!row || (auth.access === 'publishable' && !row.published)) throw notFound('Product');
       return toProductDto(row, row.files, storefrontOf(auth, config), auth.access === 'publishable' ? 'buyer' : 'merchant');
     },
 
     /** Every successful PATCH emits product.updated, a no-op included (document 1). */
     async update(auth: AuthContext, id: string, input: UpdateProductBody): Promise<ProductDto> {
-      const tenant = tenantOf(auth);
+      const tenant = tenantWhere(auth);
       return sequelize.transaction(async (tx) => {
         const product = await lockedProduct(tx, tenant, id);
         product.set(input);
@@ -200,7 +145,7 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
 
     /** Soft delete: archived and unpublished, row and files kept; a second archive is 404 like any write. */
     async archive(auth: AuthContext, id: string): Promise<void> {
-      const tenant = tenantOf(auth);
+      const tenant = tenantWhere(auth);
       await sequelize.transaction(async (tx) => {
         const product = await lockedProduct(tx, tenant, id);
         await product.update({ archived: true, published: false }, { transaction: tx });
@@ -209,13 +154,13 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
     },
 
     async aiGenerate(auth: AuthContext, id: string): Promise<{ message: string }> {
-      const tenant = tenantOf(auth);
+      const tenant = tenantWhere(auth);
       const reservation = await sequelize.transaction(async (tx) => {
         const product = await lockedProduct(tx, tenant, id);
         return ai.reserve(tx, tenant, auth.account.plan, id, product.aiStatus);
       });
       // Started in both cases: for 'already_running' this is a no-op, or it restarts a run whose start was lost.
-      await ai.start(tenant, id);
+      await ai.start({ ...tenant, productId: id });
       return {
         message:
           reservation === 'reserved'
@@ -228,7 +173,7 @@ export function createProductService({ sequelize, config, ai, logger }: ProductS
   /** After commit: the product exists whatever happens here, so a failed start is logged, not surfaced. */
   async function startAiGeneration(auth: AuthContext, productId: string): Promise<void> {
     try {
-      await ai.start(tenantOf(auth), productId);
+      await ai.start({ ...tenantWhere(auth), productId });
     } catch (err) {
       logger.error({ err, productId }, 'could not start ai-generation; POST /ai-generate starts it again');
     }

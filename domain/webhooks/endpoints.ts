@@ -1,23 +1,21 @@
-import type { Client } from '@temporalio/client';
-import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { WebhookDeliveryAttempt, WebhookEndpoint, type SystemEndpointKind } from '../../../db/models';
-import { ENVIRONMENTS } from '../../../db/models/common';
-import { audit, type Tenant } from '../../../db/outbox';
-import { findPage } from '../../../db/pagination';
-import type { Config } from '../../../lib/config';
-import type { CryptoBox } from '../../../lib/crypto-box';
-import type { EventType } from '../../../lib/event-types';
-import { newId } from '../../../lib/ids';
-import type { Logger } from '../../../lib/logger';
-import { PLAN_LIMITS } from '../../../lib/plan-limits';
-import { SECRET_PREFIX, generateWebhookSecret } from '../../../lib/webhooks/signature';
-import { serialiseEnvelope, startWebhookDelivery } from '../../../lib/webhooks/start-delivery';
-import { cancelEndpointDeliveries } from '../../../lib/webhooks/stop-deliveries';
-import { checkTargetUrl, type TargetCheck } from '../../../lib/webhooks/targets';
-import type { AuthContext } from '../../auth-context';
-import { invalidState, notFound, quotaExceeded, validationError } from '../../errors';
-import { decodeCursor, encodeCursor } from '../../pagination';
-import type { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './schemas';
+import { Op, type Transaction } from 'sequelize';
+import { WebhookDeliveryAttempt, WebhookEndpoint, type SystemEndpointKind } from '../../db/models';
+import { ENVIRONMENTS } from '../../db/models/common';
+import { audit } from '../../db/outbox';
+import { listPage, type PageRequest } from '../../db/pagination';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import type { Config } from '../../lib/config';
+import { invalidState, notFound, validationError } from '../../lib/errors';
+import type { EventType } from '../../lib/event-types';
+import { newId } from '../../lib/ids';
+import { serialiseEnvelope } from '../../lib/webhooks/envelope';
+import { SECRET_PREFIX, generateWebhookSecret } from '../../lib/webhooks/signature';
+import { cancelEndpointDeliveries } from '../../lib/webhooks/stop-deliveries';
+import { checkTargetUrl, type TargetCheck } from '../../lib/webhooks/targets';
+import type { AuthContext } from '../auth-context';
+import { enforcePlanCap } from '../plan-caps';
+import type { ServiceDeps } from '../service-deps';
+import type { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './inputs';
 
 export const REDACTED_SECRET = `${SECRET_PREFIX}***`;
 
@@ -96,17 +94,16 @@ function toAttemptDto(row: AttemptRow) {
 const systemManaged = () =>
   invalidState('This endpoint is managed by the service and cannot be edited or deleted; it is reconciled on the next module check');
 
-const scoped = (auth: Tenant, id: string) => ({ id, accountId: auth.accountId, environment: auth.environment });
+const scoped = (auth: Tenant, id: string) => ({ id, ...tenantWhere(auth) });
 
-export interface WebhookEndpointServiceDeps {
-  sequelize: Sequelize;
-  config: Config;
-  box: CryptoBox;
-  temporal: Client;
-  logger: Logger;
-}
-
-export function createWebhookEndpointService({ sequelize, config, box, temporal, logger }: WebhookEndpointServiceDeps) {
+export function createWebhookEndpointService({
+  sequelize,
+  config,
+  box,
+  temporal,
+  starters,
+  logger,
+}: Pick<ServiceDeps, 'sequelize' | 'config' | 'box' | 'temporal' | 'starters' | 'logger'>) {
   /** After the commit, not awaited by the request: the retries already stop on their own (cancelEndpointDeliveries). */
   function cancelPendingRetries(accountId: string, endpointId: string): void {
     cancelEndpointDeliveries(temporal, { accountId, endpointId }, logger).catch((err: unknown) =>
@@ -197,14 +194,9 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
   return {
     syncSystemEndpoints,
 
-    async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
+    async list(auth: AuthContext, page: PageRequest) {
       await syncSystemEndpoints(auth.accountId, { fulfillment: auth.account.fulfillmentEnabled });
-      const { rows, lastId } = await findPage(sequelize, WebhookEndpoint, {
-        where: { accountId: auth.accountId, environment: auth.environment },
-        limit: page.limit,
-        afterId: decodeCursor(page.cursor, 'whe'),
-      });
-      return { data: rows.map((row) => toWebhookEndpointDto(row)), nextCursor: lastId ? encodeCursor(lastId) : null };
+      return listPage(sequelize, WebhookEndpoint, { tenant: auth, page, idPrefix: 'whe', toDto: (row) => toWebhookEndpointDto(row) });
     },
 
     async retrieve(auth: AuthContext, id: string) {
@@ -218,19 +210,11 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
       if (!check.ok) throw refusedTarget(check.reason);
       const secret = generateWebhookSecret();
       const endpoint = await sequelize.transaction(async (tx) => {
-        // Serialises creates per workspace environment so two concurrent requests cannot both pass the cap.
-        await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
-          replacements: { key: `webhook-endpoints:${auth.accountId}:${auth.environment}` },
-          transaction: tx,
-        });
-        const cap = PLAN_LIMITS[auth.account.plan].webhookEndpoints;
-        const count = await WebhookEndpoint.count({ where: { accountId: auth.accountId, environment: auth.environment, systemKind: null }, transaction: tx });
-        if (count >= cap) throw quotaExceeded(`The ${auth.account.plan} plan allows ${cap} webhook endpoints per environment`);
+        await enforcePlanCap(tx, auth, 'webhookEndpoints');
         const created = await WebhookEndpoint.create(
           {
             id: newId('whe'),
-            accountId: auth.accountId,
-            environment: auth.environment,
+            ...tenantWhere(auth),
             url: input.url,
             events: input.events,
             description: input.description ?? null,
@@ -299,15 +283,10 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
       return removed;
     },
 
-    async listDeliveries(auth: AuthContext, id: string, page: { limit: number; cursor?: string }) {
+    async listDeliveries(auth: AuthContext, id: string, page: PageRequest) {
       const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), attributes: ['id'] });
       if (!endpoint) throw notFound('Webhook endpoint');
-      const { rows, lastId } = await findPage(sequelize, WebhookDeliveryAttempt, {
-        where: { accountId: auth.accountId, environment: auth.environment, endpointId: id },
-        limit: page.limit,
-        afterId: decodeCursor(page.cursor, 'wha'),
-      });
-      return { data: rows.map(toAttemptDto), nextCursor: lastId ? encodeCursor(lastId) : null };
+      return listPage(sequelize, WebhookDeliveryAttempt, { tenant: auth, where: { endpointId: id }, page, idPrefix: 'wha', toDto: toAttemptDto });
     },
 
     /** A synthetic `evt_test_` event to this endpoint alone, through the same delivery workflow as real events. */
@@ -318,27 +297,23 @@ export function createWebhookEndpointService({ sequelize, config, box, temporal,
       const type = input.type ?? endpoint.events[0] ?? 'service.product.created.v1';
       const eventId = newId('evt').replace(/^evt_/, 'evt_test_');
       const createdAt = new Date().toISOString();
-      await startWebhookDelivery(
-        temporal,
-        {
-          eventId,
-          eventType: type,
+      await starters.webhookDelivery({
+        eventId,
+        eventType: type,
+        accountId: auth.accountId,
+        environment: auth.environment,
+        endpointId: endpoint.id,
+        endpointEpoch: endpoint.deliveryEpoch,
+        url: endpoint.url,
+        body: serialiseEnvelope({
+          id: eventId,
+          type,
+          createdAt,
           accountId: auth.accountId,
-          environment: auth.environment,
-          endpointId: endpoint.id,
-          endpointEpoch: endpoint.deliveryEpoch,
-          url: endpoint.url,
-          body: serialiseEnvelope({
-            id: eventId,
-            type,
-            createdAt,
-            accountId: auth.accountId,
-            data: { object: 'test_event', message: 'A test event sent from the API; it carries no real data.' },
-          }),
-          retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
-        },
-        { taskQueue: config.TEMPORAL_TASK_QUEUE },
-      );
+          data: { object: 'test_event', message: 'A test event sent from the API; it carries no real data.' },
+        }),
+        retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+      });
       return { id: eventId, type, endpointId: endpoint.id, createdAt };
     },
   };

@@ -1,7 +1,7 @@
 import { ForeignKeyConstraintError, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { newId } from '../lib/ids';
-import type { Environment, SystemEndpointKind, WebhookAttemptStatus } from './models';
-import { audit } from './outbox';
+import { newId } from '../../lib/ids';
+import type { Environment, SystemEndpointKind, WebhookAttemptStatus } from '../../db/models';
+import { audit } from '../../db/outbox';
 
 /** Document 2: after this many consecutive failed attempts (across all its events) an endpoint is disabled. */
 export const AUTO_DISABLE_THRESHOLD = 20;

@@ -1,7 +1,9 @@
-import { literal, QueryTypes, type FindAttributeOptions, type Sequelize, type Transaction } from 'sequelize';
-import { newId } from '../../../lib/ids';
-import type { AuthContext } from '../../auth-context';
-import { notFound, validationError } from '../../errors';
+import { literal, QueryTypes, type FindAttributeOptions, type Transaction } from 'sequelize';
+import { tenantWhere } from '../../db/tenancy';
+import { notFound, validationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { AuthContext } from '../auth-context';
+import type { ServiceDeps } from '../service-deps';
 import type { CredibilityResource } from './resource';
 
 /** Validated body fields, named as the model's attributes (the API and the model share field names). */
@@ -11,7 +13,7 @@ export type CredibilityDto = Record<string, unknown>;
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
 /** The rules the three credibility resources share; `def` says what differs. */
-export function createCredibilityService(sequelize: Sequelize, def: CredibilityResource) {
+export function createCredibilityService({ sequelize }: Pick<ServiceDeps, 'sequelize'>, def: CredibilityResource) {
   const { model } = def;
   const alias = `"${model.name}"`;
   // The stored link survives a product's archival (unarchiving restores it), but a reader sees null:
@@ -32,8 +34,6 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
     : undefined;
   const outputKeys = Object.keys(def.output);
 
-  const scope = (auth: AuthContext) => ({ accountId: auth.accountId, environment: auth.environment });
-
   function toDto(row: Record<string, unknown>): CredibilityDto {
     const dto: CredibilityDto = { id: row.id, accountId: row.accountId };
     for (const key of outputKeys) dto[key] = iso(row[key]);
@@ -41,7 +41,7 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
   }
 
   async function find(auth: AuthContext, id: string, transaction?: Transaction): Promise<CredibilityDto | null> {
-    const row = await model.findOne({ where: { id, ...scope(auth) }, attributes, raw: true, transaction });
+    const row = await model.findOne({ where: { id, ...tenantWhere(auth) }, attributes, raw: true, transaction });
     return row ? toDto(row as unknown as Record<string, unknown>) : null;
   }
 
@@ -57,7 +57,7 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
       `SELECT id FROM products
         WHERE id = :productId AND account_id = :accountId AND environment = :environment AND NOT archived
         FOR KEY SHARE`,
-      { type: QueryTypes.SELECT, replacements: { productId, ...scope(auth) }, transaction },
+      { type: QueryTypes.SELECT, replacements: { productId, ...tenantWhere(auth) }, transaction },
     );
     if (rows.length === 0) {
       throw validationError('productId: no such product in this workspace', [
@@ -70,7 +70,7 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
     /** Every record, published or not, in display order; no pagination (document 1). */
     async list(auth: AuthContext): Promise<CredibilityDto[]> {
       const rows = await model.findAll({
-        where: scope(auth),
+        where: tenantWhere(auth),
         attributes,
         order: [
           ['sortOrder', 'ASC'],
@@ -92,7 +92,7 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
       return sequelize.transaction(async (transaction) => {
         await assertOwnProduct(auth, input, transaction);
         const id = newId(def.idPrefix);
-        await model.create({ ...input, id, ...scope(auth) }, { transaction });
+        await model.create({ ...input, id, ...tenantWhere(auth) }, { transaction });
         return (await find(auth, id, transaction))!;
       });
     },
@@ -100,7 +100,7 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
     async update(auth: AuthContext, id: string, changes: CredibilityChanges): Promise<CredibilityDto> {
       return sequelize.transaction(async (transaction) => {
         // The record first, so a foreign or missing id is 404 whatever the body names.
-        const where = { id, ...scope(auth) };
+        const where = { id, ...tenantWhere(auth) };
         const existing = await model.findOne({ where, attributes: ['id'], lock: transaction.LOCK.UPDATE, transaction });
         if (!existing) throw notFound(def.name);
         await assertOwnProduct(auth, changes, transaction);
@@ -111,8 +111,10 @@ export function createCredibilityService(sequelize: Sequelize, def: CredibilityR
 
     /** Permanent: these records are not archived. */
     async remove(auth: AuthContext, id: string): Promise<void> {
-      const count = await model.destroy({ where: { id, ...scope(auth) } });
+      const count = await model.destroy({ where: { id, ...tenantWhere(auth) } });
       if (count === 0) throw notFound(def.name);
     },
   };
 }
+
+export type CredibilityService = ReturnType<typeof createCredibilityService>;

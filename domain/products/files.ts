@@ -1,24 +1,20 @@
+import type { IncomingMessage } from 'node:http';
 import { pipeline, Transform } from 'node:stream';
-import type { Request } from 'express';
 import busboy from 'busboy';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { Product, ProductFile, type ProductFileSource } from '../../../db/models';
-import type { Tenant } from '../../../db/outbox';
-import type { Config } from '../../../lib/config';
-import { newId } from '../../../lib/ids';
-import type { Logger } from '../../../lib/logger';
-import { planLimits } from '../../../lib/plan-limits';
-import { productFileKey, type BlobStorage } from '../../../lib/storage';
-import type { fileCleanup } from '../../../workflows/file-cleanup';
-import { ACCOUNT_ID, workflowIds } from '../../../workflows/messages';
-import type { AuthContext } from '../../auth-context';
-import { ApiError, notFound, quotaExceeded, validationError } from '../../errors';
-import { MAX_FILE_SIZE, type RegisterFileBody } from './schemas';
-import { emitProductUpdated, lockAccount, toFileDto } from '../../../db/products';
-import { storefrontOf, tenantOf } from './service';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { lockAccount } from '../../db/locks';
+import { Product, ProductFile, type ProductFileSource } from '../../db/models';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { AppError, notFound, quotaExceeded, validationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { planLimits } from '../../lib/plan-limits';
+import { productFileKey, type BlobStorage } from '../../lib/storage';
+import type { AuthContext } from '../auth-context';
+import type { ServiceDeps } from '../service-deps';
+import { emitProductUpdated, storefrontOf, toFileDto } from './dto';
+import { MAX_FILE_SIZE, type RegisterFileBody } from './inputs';
 
-const tooLarge = () => new ApiError('FILE_TOO_LARGE', `The file is larger than ${MAX_FILE_SIZE} bytes`);
+const tooLarge = () => new AppError('FILE_TOO_LARGE', `The file is larger than ${MAX_FILE_SIZE} bytes`);
 
 const storageQuotaExceeded = (auth: AuthContext, limit: number) =>
   quotaExceeded(`The ${auth.account.plan} plan allows ${limit} bytes of file storage; delete files or upgrade`);
@@ -36,7 +32,7 @@ interface StoredUpload {
  * both detected while the bytes arrive; any failure leaves no blob behind. The rest of an abandoned body is
  * read and discarded, so the error reaches the client and the connection stays usable.
  */
-async function receiveUpload(req: Request, storage: BlobStorage, quota: { bytes: number; error: () => ApiError }, keyFor: (fileName: string) => string): Promise<StoredUpload> {
+async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: { bytes: number; error: () => AppError }, keyFor: (fileName: string) => string): Promise<StoredUpload> {
   let parser: busboy.Busboy;
   try {
     // busboy reports `limit` on reaching fileSize, so one byte more: a file of exactly MAX_FILE_SIZE is allowed.
@@ -110,15 +106,7 @@ async function receiveUpload(req: Request, storage: BlobStorage, quota: { bytes:
   }
 }
 
-export interface ProductFileServiceDeps {
-  sequelize: Sequelize;
-  storage: BlobStorage;
-  temporal: Client;
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'FILE_CLEANUP_DELAY' | 'TEMPORAL_TASK_QUEUE'>;
-  logger: Logger;
-}
-
-export function createProductFileService({ sequelize, storage, temporal, config, logger }: ProductFileServiceDeps) {
+export function createProductFileService({ sequelize, storage, starters, config, logger }: Pick<ServiceDeps, 'sequelize' | 'storage' | 'starters' | 'config' | 'logger'>) {
   async function storageUsed(tx: Transaction, tenant: Tenant): Promise<number> {
     const [row] = await sequelize.query<{ used: string }>(
       'SELECT COALESCE(SUM(file_size), 0) AS used FROM product_files WHERE account_id = :accountId AND environment = :environment',
@@ -132,23 +120,23 @@ export function createProductFileService({ sequelize, storage, temporal, config,
    * lock, so two may each have fitted alone), and emits product.updated in the same transaction.
    */
   async function attach(auth: AuthContext, productId: string, file: { fileName: string; fileSize: number; mimeType: string | null; storageKey: string; source: ProductFileSource }) {
-    const tenant = tenantOf(auth);
+    const tenant = tenantWhere(auth);
     return sequelize.transaction(async (tx) => {
       const product = await Product.findOne({ where: { id: productId, ...tenant, archived: false }, attributes: ['id'], lock: tx.LOCK.UPDATE, transaction: tx });
       if (!product) throw notFound('Product');
-      await lockAccount(sequelize, tx, auth.accountId);
+      await lockAccount(tx, auth.accountId);
       const limit = planLimits(auth.account.plan).storageBytes;
       if ((await storageUsed(tx, tenant)) + file.fileSize > limit) throw storageQuotaExceeded(auth, limit);
       const row = await ProductFile.create({ id: newId('file'), ...tenant, productId, ...file }, { transaction: tx });
-      await emitProductUpdated(sequelize, tx, tenant, storefrontOf(auth, config), productId);
+      await emitProductUpdated(tx, tenant, storefrontOf(auth, config), productId);
       return toFileDto(row);
     });
   }
 
   return {
     /** multipart/form-data: streams the `file` part to storage, then records it. */
-    async upload(auth: AuthContext, productId: string, req: Request) {
-      const tenant = tenantOf(auth);
+    async upload(auth: AuthContext, productId: string, req: IncomingMessage) {
+      const tenant = tenantWhere(auth);
       // Before reading a byte: a missing product is 404 at once, and the remaining quota bounds the stream.
       const [product] = await sequelize.query<{ used: string }>(
         `SELECT (SELECT COALESCE(SUM(file_size), 0) FROM product_files WHERE account_id = :accountId AND environment = :environment) AS used
@@ -192,26 +180,17 @@ export function createProductFileService({ sequelize, storage, temporal, config,
      * Allowed on archived products too, so their storage can still be freed.
      */
     async remove(auth: AuthContext, productId: string, fileId: string): Promise<void> {
-      const tenant = tenantOf(auth);
+      const tenant = tenantWhere(auth);
       await sequelize.transaction(async (tx) => {
         const product = await Product.findOne({ where: { id: productId, ...tenant }, attributes: ['id'], lock: tx.LOCK.UPDATE, transaction: tx });
         if (!product) throw notFound('Product');
         const file = await ProductFile.findOne({ where: { id: fileId, productId, ...tenant }, transaction: tx });
         if (!file) throw notFound('File');
         await file.destroy({ transaction: tx });
-        await emitProductUpdated(sequelize, tx, tenant, storefrontOf(auth, config), productId);
+        await emitProductUpdated(tx, tenant, storefrontOf(auth, config), productId);
+        // A repeat after a failed commit finds the cleanup from the first attempt already waiting.
         if (file.source === 'upload') {
-          try {
-            await temporal.workflow.start<typeof fileCleanup>('fileCleanup', {
-              workflowId: workflowIds.fileCleanup(file.id),
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
-              args: [{ fileId: file.id, storageKey: file.storageKey, delayMs: config.FILE_CLEANUP_DELAY }],
-              typedSearchAttributes: [{ key: ACCOUNT_ID, value: auth.accountId }],
-            });
-          } catch (err) {
-            // A retry after a failed commit: the cleanup from the first attempt is already waiting.
-            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-          }
+          await starters.fileCleanup(auth.accountId, { fileId: file.id, storageKey: file.storageKey, delayMs: config.FILE_CLEANUP_DELAY });
         }
       });
     },

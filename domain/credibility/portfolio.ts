@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PortfolioItem } from '../../../db/models';
+import { PortfolioItem } from '../../db/models';
 import * as f from './fields';
 import type { CredibilityResource } from './resource';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '../../../lib/ids';
+import { isId } from '../../lib/ids';
 
 // Field rules shared by portfolio items, testimonials and certifications (document 1, resource tables).
 

@@ -1,13 +1,13 @@
-import type { Client } from '@temporalio/client';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { AiStatus, Plan } from '../../../db/models';
-import type { Tenant } from '../../../db/outbox';
-import { lockAccount } from '../../../db/products';
-import { newId } from '../../../lib/ids';
-import { planLimits } from '../../../lib/plan-limits';
-import type { aiGeneration } from '../../../workflows/ai-generation';
-import { ACCOUNT_ID, AI_GENERATION_REQUESTED, workflowIds } from '../../../workflows/messages';
-import { notFound, quotaExceeded } from '../../errors';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { lockAccount } from '../../db/locks';
+import type { AiStatus, Plan } from '../../db/models';
+import { connectionOf } from '../../db/outbox';
+import type { Tenant } from '../../db/tenancy';
+import { notFound, quotaExceeded } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { planLimits } from '../../lib/plan-limits';
+import type { AiGenerationTarget } from '../../workflows/messages';
+import type { ServiceDeps } from '../service-deps';
 
 export type AiReservation = 'reserved' | 'already_running';
 
@@ -25,26 +25,10 @@ export interface AiGenerationService {
    * nudged to look at the product again, so a run reserved while it was finishing is not lost). Safe to call
    * after 'already_running' too: the workflow only generates while the product is 'generating'.
    */
-  start(tenant: Tenant, productId: string): Promise<void>;
+  start(target: AiGenerationTarget): Promise<void>;
 }
 
-export interface AiGenerationServiceDeps {
-  temporal: Client;
-  taskQueue: string;
-  /** Tag workflows with AccountId; off only against servers without custom search attributes (time-skipping). */
-  accountIdSearchAttribute?: boolean;
-}
-
-/** The `sequelize` a transaction belongs to (set at runtime, missing from Sequelize's typings). */
-function connectionOf(tx: Transaction): Sequelize {
-  return (tx as Transaction & { sequelize: Sequelize }).sequelize;
-}
-
-export function createAiGenerationService({
-  temporal,
-  taskQueue,
-  accountIdSearchAttribute = true,
-}: AiGenerationServiceDeps): AiGenerationService {
+export function createAiGenerationService({ starters }: Pick<ServiceDeps, 'starters'>): AiGenerationService {
   return {
     async reserve(tx, tenant, plan, productId, currentStatus) {
       const db = connectionOf(tx);
@@ -65,7 +49,7 @@ export function createAiGenerationService({
       // concurrent requests at the cap cannot both count N-1 and insert. NO KEY UPDATE, like the products
       // service's quota lock: it does not conflict with the key-share locks foreign keys take, so two creates
       // that each inserted a product (key-sharing the account) cannot deadlock upgrading to this lock.
-      await lockAccount(db, tx, tenant.accountId);
+      await lockAccount(tx, tenant.accountId);
       const [usage] = await db.query<{ used: number }>(
         `SELECT count(*)::int AS used FROM ai_generation_runs
           WHERE account_id = :accountId AND environment = :environment
@@ -90,18 +74,8 @@ export function createAiGenerationService({
       return 'reserved';
     },
 
-    async start(tenant, productId) {
-      // Signal-with-start: an open workflow for the product (e.g. one that has just written `completed` and
-      // is about to close) gets a signal and looks at the product again instead of the reservation being
-      // dropped; a closed or missing one is started anew under the same id.
-      await temporal.workflow.signalWithStart<typeof aiGeneration, []>('aiGeneration', {
-        workflowId: workflowIds.aiGeneration(productId),
-        taskQueue,
-        args: [{ accountId: tenant.accountId, environment: tenant.environment, productId }],
-        signal: AI_GENERATION_REQUESTED,
-        signalArgs: [],
-        ...(accountIdSearchAttribute ? { typedSearchAttributes: [{ key: ACCOUNT_ID, value: tenant.accountId }] } : {}),
-      });
+    start(target) {
+      return starters.aiGeneration(target);
     },
   };
 }

@@ -1,9 +1,9 @@
-import type { Sequelize, Transaction } from 'sequelize';
-import { UniqueConstraintError } from 'sequelize';
-import { Account, type Environment, type KeyAccess, type Plan } from '../../../db/models';
+import { UniqueConstraintError, type Transaction } from 'sequelize';
+import { Account, type Environment, type KeyAccess, type Plan } from '../../db/models';
+import { AppError, validationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
 import { issueKey } from '../api-keys/service';
-import { newId } from '../../../lib/ids';
-import { ApiError, validationError } from '../../errors';
+import type { ServiceDeps } from '../service-deps';
 
 export interface CreatedWorkspace {
   accountId: string;
@@ -21,7 +21,7 @@ async function insertKey(tx: Transaction, accountId: string, environment: Enviro
   return value;
 }
 
-export function createWorkspaceService(sequelize: Sequelize) {
+export function createWorkspaceService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   return {
     /** Creates a workspace with its four starting keys (secret and publishable, test and live). */
     async create(input: { name: string; slug?: string | null; plan?: Plan }): Promise<CreatedWorkspace> {
@@ -47,7 +47,7 @@ export function createWorkspaceService(sequelize: Sequelize) {
         });
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
-          throw new ApiError('VALIDATION_ERROR', `slug "${input.slug}" is taken`, [{ field: 'slug', message: 'taken' }], 409);
+          throw new AppError('VALIDATION_ERROR', `slug "${input.slug}" is taken`, [{ field: 'slug', message: 'taken' }], { conflict: true });
         }
         throw err;
       }

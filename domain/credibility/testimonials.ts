@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Testimonial } from '../../../db/models';
+import { Testimonial } from '../../db/models';
 import * as f from './fields';
 import type { CredibilityResource } from './resource';
 

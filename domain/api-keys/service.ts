@@ -1,14 +1,14 @@
-import { type Sequelize, type Transaction } from 'sequelize';
-import { ApiKey, type Environment, type KeyAccess } from '../../../db/models';
-import { findPage } from '../../../db/pagination';
-import { plainQuery } from '../../../db/plain-query';
-import { audit, type Tenant } from '../../../db/outbox';
-import { hashKey, hashesEqual, mintKey } from '../../../lib/api-key-secrets';
-import { newId } from '../../../lib/ids';
-import type { AuthContext, WorkspaceSummary } from '../../auth-context';
-import { forbidden, notFound } from '../../errors';
-import { decodeCursor, encodeCursor } from '../../pagination';
-import type { CreateApiKeyBody } from './schemas';
+import type { Transaction } from 'sequelize';
+import { ApiKey, type Environment, type KeyAccess } from '../../db/models';
+import { audit } from '../../db/outbox';
+import { listPage, type PageRequest } from '../../db/pagination';
+import { plainQuery } from '../../db/plain-query';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { hashKey, hashesEqual, mintKey } from '../../lib/api-key-secrets';
+import { forbidden, notFound } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { AuthContext, WorkspaceSummary } from '../auth-context';
+import type { ServiceDeps } from '../service-deps';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -79,7 +79,7 @@ export async function issueKey(
   return { key, value: minted.value };
 }
 
-export function createApiKeyService(sequelize: Sequelize) {
+export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   // Per process: when this process last wrote lastUsedAt for a key, so busy keys cost one write a minute.
   const lastUsedWrites = new Map<string, number>();
 
@@ -124,16 +124,11 @@ export function createApiKeyService(sequelize: Sequelize) {
       return ApiKey.update({ lastUsedAt: new Date(now) }, { where: { id: key.id } }).then(() => undefined);
     },
 
-    async list(auth: AuthContext, page: { limit: number; cursor?: string }) {
-      const { rows, lastId } = await findPage(sequelize, ApiKey, {
-        where: { accountId: auth.accountId, environment: auth.environment },
-        limit: page.limit,
-        afterId: decodeCursor(page.cursor, 'key'),
-      });
-      return { data: rows.map(toApiKeyDto), nextCursor: lastId ? encodeCursor(lastId) : null };
+    list(auth: AuthContext, page: PageRequest) {
+      return listPage(sequelize, ApiKey, { tenant: auth, page, idPrefix: 'key', toDto: toApiKeyDto });
     },
 
-    async create(auth: AuthContext, input: CreateApiKeyBody) {
+    async create(auth: AuthContext, input: KeyToIssue) {
       // A test key must not mint live keys (nor the reverse): that would escape its environment.
       if (input.environment !== auth.environment) {
         throw forbidden(`A ${auth.environment} key can only create ${auth.environment} keys`);
@@ -147,7 +142,7 @@ export function createApiKeyService(sequelize: Sequelize) {
     async revoke(auth: AuthContext, id: string) {
       return sequelize.transaction(async (transaction) => {
         const key = await ApiKey.findOne({
-          where: { id, accountId: auth.accountId, environment: auth.environment },
+          where: { id, ...tenantWhere(auth) },
           lock: transaction.LOCK.UPDATE,
           transaction,
         });

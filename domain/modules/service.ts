@@ -1,7 +1,14 @@
-import { Account } from '../../../db/models';
-import type { AuthContext } from '../../auth-context';
-import { notFound } from '../../errors';
-import type { SetModuleBody } from './schemas';
+import { Account } from '../../db/models';
+import { notFound } from '../../lib/errors';
+import type { AuthContext } from '../auth-context';
+
+export const MODULES = ['fulfillment', 'payment'] as const;
+export type ModuleName = (typeof MODULES)[number];
+
+export interface ModuleSwitch {
+  module: ModuleName;
+  enabled: boolean;
+}
 
 export interface ModuleFlags {
   fulfillment: boolean;
@@ -28,7 +35,7 @@ export function createModuleService(hooks: ModuleServiceHooks = {}) {
       return toFlags(account);
     },
 
-    async set(accountId: string, input: SetModuleBody): Promise<ModuleFlags> {
+    async set(accountId: string, input: ModuleSwitch): Promise<ModuleFlags> {
       const column = input.module === 'fulfillment' ? 'fulfillmentEnabled' : 'paymentEnabled';
       const [count, rows] = await Account.update({ [column]: input.enabled }, { where: { id: accountId }, returning: true });
       const account = rows[0];

@@ -1,0 +1,27 @@
+import type { Router } from 'express';
+import { certifications } from '../../domain/credibility/certifications';
+import { portfolio } from '../../domain/credibility/portfolio';
+import { testimonials } from '../../domain/credibility/testimonials';
+import type { Services } from '../../domain/services';
+import type { EndpointDeps } from '../endpoint';
+import { apiKeysRouter } from './api-keys/router';
+import { credibilityRouter } from './credibility/router';
+import { modulesRouter } from './modules/router';
+import { productsRouter } from './products/router';
+import { webhookEndpointsRouter } from './webhook-endpoints/router';
+
+/** What every router gets: the endpoint machinery and the domain services. */
+export interface RouteDeps extends EndpointDeps {
+  services: Services;
+}
+
+/** Every resource's router, mounted under /api in this order; a new resource adds one line here. */
+export const ROUTES: ((deps: RouteDeps) => Router)[] = [
+  apiKeysRouter,
+  modulesRouter,
+  webhookEndpointsRouter,
+  productsRouter,
+  (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
+  (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
+  (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
+];

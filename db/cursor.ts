@@ -1,0 +1,32 @@
+import { isId, type IdPrefix } from '../lib/ids';
+import { validationError } from '../lib/errors';
+
+// A cursor is the base64url of the last row's id: lists are keyset-paginated on the time-ordered id.
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(`v1:${lastId}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined, prefix: IdPrefix): string | undefined {
+  if (cursor === undefined) return undefined;
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = decoded.startsWith('v1:') ? decoded.slice(3) : '';
+  if (!isId(id, prefix)) {
+    throw validationError('cursor is not valid for this list', [{ field: 'cursor', message: 'unrecognised cursor' }]);
+  }
+  return id;
+}
+
+/** A page as every list route answers it. */
+export interface ListPage<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * Turns `limit + 1` rows fetched newest first into a page: the extra row only says there is more, and the
+ * cursor names the last row shown.
+ */
+export function toListPage<R extends { id: string }, T>(rows: R[], limit: number, toDto: (row: R) => T): ListPage<T> {
+  const page = rows.slice(0, limit);
+  return { data: page.map(toDto), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+}

@@ -1,0 +1,16 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { connectionOf } from './outbox';
+
+/**
+ * Serialises quota checks of one workspace: every check-then-insert against a plan cap holds this lock.
+ * FOR NO KEY UPDATE, not FOR UPDATE: it conflicts with the other quota lockers but not with the KEY SHARE
+ * locks that foreign-key checks take, so unrelated inserts (events, idempotency records) never wait on it.
+ * Lock order: an existing row of the resource first (a product being changed), then this one, never the reverse.
+ */
+export async function lockAccount(tx: Transaction, accountId: string): Promise<void> {
+  await connectionOf(tx).query('SELECT id FROM accounts WHERE id = :accountId FOR NO KEY UPDATE', {
+    replacements: { accountId },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+}

@@ -1,0 +1,31 @@
+import { createApiKeyService } from './api-keys/service';
+import { certifications } from './credibility/certifications';
+import { portfolio } from './credibility/portfolio';
+import { createCredibilityService } from './credibility/service';
+import { testimonials } from './credibility/testimonials';
+import { createModuleService } from './modules/service';
+import { createAiGenerationService } from './products/ai-generation';
+import { createProductFileService } from './products/files';
+import { createProductService } from './products/service';
+import type { ServiceDeps } from './service-deps';
+import { createWebhookEndpointService } from './webhooks/endpoints';
+import { createWorkspaceService } from './workspaces/service';
+
+/** Every domain service, built once per process from one set of dependencies. */
+export function createServices(deps: ServiceDeps) {
+  const webhookEndpoints = createWebhookEndpointService(deps);
+  return {
+    apiKeys: createApiKeyService(deps),
+    workspaces: createWorkspaceService(deps),
+    // Module checks reconcile the system-managed webhook endpoints.
+    modules: createModuleService({ onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags) }),
+    webhookEndpoints,
+    products: createProductService(deps, createAiGenerationService(deps)),
+    productFiles: createProductFileService(deps),
+    portfolio: createCredibilityService(deps, portfolio),
+    testimonials: createCredibilityService(deps, testimonials),
+    certifications: createCredibilityService(deps, certifications),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

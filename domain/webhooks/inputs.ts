@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { EVENT_TYPES, isEventType } from '../../lib/event-types';
+
+/** What a webhook endpoint write may carry (document 2's bounds); the API validates bodies with these. */
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 200;
+
+const WebhookUrl = z
+  .string()
+  .max(WEBHOOK_URL_MAX_LENGTH)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use https:// (plain HTTP is not accepted)' });
+  })
+  .meta({ example: 'https://example.com/webhooks/commerce' });
+
+const EventTypes = z
+  .array(z.string())
+  .max(EVENT_TYPES.length)
+  .superRefine((types, ctx) => {
+    types.forEach((type, index) => {
+      if (!isEventType(type)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          message: `unknown event type "${type.slice(0, 100)}"; valid types: ${EVENT_TYPES.join(', ')}`,
+        });
+      }
+    });
+  })
+  .transform((types) => [...new Set(types)])
+  .meta({ description: 'Event types to receive; an empty array subscribes to every type.', example: ['service.product.created.v1'] });
+
+const Description = z.string().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable();
+
+export const CreateWebhookEndpointBody = z
+  .object({
+    url: WebhookUrl,
+    events: EventTypes.default([]),
+    description: Description.optional(),
+    active: z.boolean().default(true),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookEndpointBody' });
+export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
+
+export const UpdateWebhookEndpointBody = z
+  .object({
+    url: WebhookUrl.optional().meta({ description: 'New events go here; pending retries of older events keep the old URL.' }),
+    events: EventTypes.optional(),
+    description: Description.optional(),
+    active: z.boolean().optional(),
+    rotateSecret: z.boolean().optional().meta({ description: 'true: a new secret is returned and the old one stops signing at once.' }),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
+  .meta({ id: 'UpdateWebhookEndpointBody' });
+export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
+
+export const SendTestEventBody = z
+  .object({ type: z.enum(EVENT_TYPES).optional().meta({ description: 'Defaults to the first subscribed type.' }) })
+  .strict()
+  .meta({ id: 'SendTestWebhookEventBody' });
+export type SendTestEventBody = z.infer<typeof SendTestEventBody>;
+
