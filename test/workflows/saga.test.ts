@@ -56,7 +56,7 @@ describe('runSaga (time-skipping Temporal, real activities)', () => {
     expect(cause).toMatchObject({
       type: SAGA_COMPENSATION_FAILED,
       nonRetryable: true,
-      message: '1 of 3 compensations failed after: Activity task failed',
+      message: '1 of 3 compensations failed after: step 4 failed',
       details: ['release of hold-2 failed'],
     });
     const stepFailure = cause?.cause as ActivityFailure;

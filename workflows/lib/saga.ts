@@ -55,7 +55,7 @@ export async function runSaga<T>(body: (saga: Saga) => Promise<T>): Promise<T> {
     if (failures.length === 0) throw err;
     throw ApplicationFailure.create({
       type: SAGA_COMPENSATION_FAILED,
-      message: `${failures.length} of ${compensations.length} compensations failed after: ${err.message}`,
+      message: `${failures.length} of ${compensations.length} compensations failed after: ${rootCause(err) ?? err.message}`,
       nonRetryable: true,
       cause: err,
       details: failures,
