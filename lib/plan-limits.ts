@@ -1,7 +1,7 @@
 import type { Plan } from './plans';
 
 /**
- * Per-plan caps, the one table every quota check reads (docs/decisions.md repeats it for merchants).
+ * Per-plan caps, the one table every quota check reads (docs/decisions/catalogue.md repeats it for merchants).
  * `null` means uncapped. Caps count per workspace and environment, so test data never eats into live quota.
  */
 export interface PlanLimits {

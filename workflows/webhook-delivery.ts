@@ -10,7 +10,7 @@ type Activities = ReturnType<typeof createActivities>;
  * around it; a run that exceeds it counts as a failed attempt.
  *
  * A local activity: it runs inside the workflow task, so a delivery costs the server one workflow task per
- * attempt instead of three tasks (docs/decisions.md, "Webhooks"). If the worker dies mid-attempt, the
+ * attempt instead of three tasks (docs/decisions/webhooks.md). If the worker dies mid-attempt, the
  * workflow task is retried and the attempt re-runs with the same delivery id, which the activity answers
  * from the delivery log when it had been recorded.
  */

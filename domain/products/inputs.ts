@@ -16,7 +16,7 @@ export const METADATA_VALUE_MAX = 500;
 /** Document 1, Limits: at most 500000000 bytes per file, uploaded or registered. */
 export const MAX_FILE_SIZE = 500_000_000;
 
-// Limits the spec leaves open (docs/decisions.md, "Catalogue: products and files").
+// Limits the spec leaves open (docs/decisions/catalogue.md).
 const MAX_URL_LENGTH = 2048;
 const MAX_COVER_IMAGES = 20;
 const MAX_TAGS = 50;
