@@ -8,6 +8,7 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createStorefrontSettingsService } from './storefront/settings';
 import { createWebhookEndpointService } from './webhooks/endpoints';
 import { createWorkspaceService } from './workspaces/service';
 
@@ -22,6 +23,7 @@ export function createServices(deps: ServiceDeps) {
     webhookEndpoints,
     products: createProductService(deps, createAiGenerationService(deps)),
     productFiles: createProductFileService(deps),
+    storefrontSettings: createStorefrontSettingsService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),

@@ -8,6 +8,7 @@ import { apiKeysRouter } from './api-keys/router';
 import { credibilityRouter } from './credibility/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
+import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
 
 /** What every router gets: the endpoint machinery and the domain services. */
@@ -21,6 +22,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   modulesRouter,
   webhookEndpointsRouter,
   productsRouter,
+  storefrontSettingsRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),

@@ -12,6 +12,13 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
   declare brandColor: CreationOptional<string | null>;
   declare brandLogo: CreationOptional<string | null>;
   declare brandBanner: CreationOptional<string | null>;
+  declare metaPixelId: CreationOptional<string | null>;
+  declare googleTagId: CreationOptional<string | null>;
+  declare tiktokPixelId: CreationOptional<string | null>;
+  declare manualBankName: CreationOptional<string | null>;
+  declare manualAccountNumber: CreationOptional<string | null>;
+  declare manualAccountHolder: CreationOptional<string | null>;
+  declare manualPaymentInstructions: CreationOptional<string | null>;
   declare plan: CreationOptional<Plan>;
   declare fulfillmentEnabled: CreationOptional<boolean>;
   declare paymentEnabled: CreationOptional<boolean>;
@@ -28,6 +35,13 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
         brandColor: DataTypes.TEXT,
         brandLogo: DataTypes.TEXT,
         brandBanner: DataTypes.TEXT,
+        metaPixelId: DataTypes.TEXT,
+        googleTagId: DataTypes.TEXT,
+        tiktokPixelId: DataTypes.TEXT,
+        manualBankName: DataTypes.TEXT,
+        manualAccountNumber: DataTypes.TEXT,
+        manualAccountHolder: DataTypes.TEXT,
+        manualPaymentInstructions: DataTypes.TEXT,
         plan: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'free' },
         fulfillmentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         paymentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },

@@ -3,6 +3,7 @@ import { Account } from './account';
 import { ApiKey } from './api-key';
 import { AuditLog } from './audit-log';
 import { Certification } from './certification';
+import { CustomDomain } from './custom-domain';
 import { Event } from './event';
 import { IdempotencyKey } from './idempotency-key';
 import { PortfolioItem } from './portfolio-item';
@@ -13,7 +14,7 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt';
 import { WebhookEndpoint } from './webhook-endpoint';
 
 export { Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile };
-export { WebhookEndpoint, WebhookDeliveryAttempt };
+export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain };
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
@@ -23,5 +24,5 @@ export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt]) model.initModel(sequelize);
+  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain]) model.initModel(sequelize);
 }
