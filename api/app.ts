@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
+import { customDomainRewrite } from './middleware/custom-domain';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -88,6 +89,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   });
   api.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Commerce Service API' }));
 
+  app.use(customDomainRewrite(sequelize, new URL(config.PUBLIC_BASE_URL).hostname.toLowerCase()));
   app.use('/api', api);
   app.use(routeNotFound);
   app.use(errorHandler);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Sequelize } from 'sequelize';
@@ -12,8 +13,11 @@ import { idempotency } from './middleware/idempotency';
 import type { RateLimits } from './middleware/rate-limit';
 import { ErrorEnvelope, successEnvelope } from './openapi';
 
-/** Who may call an endpoint: no key, any key (publishable included), or only a secret key. */
-export type Access = 'public' | 'publishable' | 'secret';
+/**
+ * Who may call an endpoint: no key; no key, or any key of the workspace it reads (the public storefront: a key
+ * then selects its environment); any key (publishable included); or only a secret key.
+ */
+export type Access = 'public' | 'storefront' | 'publishable' | 'secret';
 
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
@@ -25,7 +29,7 @@ export interface EndpointInput<B extends Schema, Q extends Schema, P extends Sch
   body: Infer<B>;
   query: Infer<Q>;
   params: Infer<P>;
-  auth: A extends 'public' ? undefined : AuthContext;
+  auth: A extends 'public' ? undefined : A extends 'storefront' ? AuthContext | undefined : AuthContext;
   req: Request;
   /** True when an endpoint declaring `multipart` got a multipart/form-data body: `body` is then not parsed and the handler streams `req`. */
   multipart: boolean;
@@ -49,6 +53,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   response?: R;
   status?: number;
   paginated?: boolean;
+  /**
+   * Public reads a CDN may cache: `Cache-Control: public, max-age=<seconds>` and an ETag of `data`, so a matching
+   * `If-None-Match` is answered 304 (the envelope's request id and timestamp differ on every response).
+   */
+  cacheSeconds?: number;
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -118,7 +127,9 @@ export class ApiRouter {
     const chain: RequestHandler[] =
       endpoint.access === 'public'
         ? [deps.rateLimits.perIp]
-        : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
+        : endpoint.access === 'storefront'
+          ? [deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
+          : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);
@@ -130,7 +141,7 @@ export class ApiRouter {
       };
       next();
     });
-    if (endpoint.method !== 'get' && endpoint.access !== 'public') chain.push(idempotency(deps.sequelize, deps.box));
+    if (endpoint.method !== 'get' && endpoint.access !== 'public' && endpoint.access !== 'storefront') chain.push(idempotency(deps.sequelize, deps.box));
     chain.push(async (req: Request, res: Response) => {
       const input = res.locals.input as Omit<EndpointInput<B, Q, P, A>, 'auth' | 'req'>;
       const result = await endpoint.handler({ ...input, auth: req.auth as EndpointInput<B, Q, P, A>['auth'], req });
@@ -139,6 +150,12 @@ export class ApiRouter {
         return;
       }
       const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
+      if (endpoint.cacheSeconds !== undefined) {
+        res.set('Cache-Control', `public, max-age=${endpoint.cacheSeconds}`);
+        // Express answers 304 itself when If-None-Match matches the ETag already set on the response.
+        res.set('ETag', `W/"${createHash('sha1').update(JSON.stringify(result.data)).digest('base64url')}"`);
+        res.vary('Authorization');
+      }
       sendData(req, res, endpoint.status ?? 200, result.data, page);
     });
     this.router[endpoint.method](this.fullPath(endpoint.path), ...chain);
@@ -158,7 +175,7 @@ export class ApiRouter {
       path,
       summary: endpoint.summary,
       tags: [this.tag],
-      security: endpoint.access === 'public' ? [] : [{ apiKey: [] }],
+      security: endpoint.access === 'public' ? [] : endpoint.access === 'storefront' ? [{}, { apiKey: [] }] : [{ apiKey: [] }],
       request: {
         ...(endpoint.body || endpoint.multipart
           ? {

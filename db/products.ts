@@ -30,12 +30,13 @@ export const productColumns = (alias: string): string => selectColumns(Product, 
  * One statement for a page of products (or one product) with each digital product's files aggregated in
  * the same row, so a page of 50 costs one round trip, never 1 + 50. Non-digital rows skip the subquery.
  */
-export function productReadSql(filters: { id?: boolean; published?: boolean; type?: boolean; afterId?: boolean; archived?: boolean }): string {
+export function productReadSql(filters: { id?: boolean; slug?: boolean; published?: boolean; type?: boolean; afterId?: boolean; archived?: boolean }): string {
   const where = [
     'p.account_id = :accountId',
     'p.environment = :environment',
     ...(filters.archived ? [] : ['NOT p.archived']),
     ...(filters.id ? ['p.id = :id'] : []),
+    ...(filters.slug ? ['p.slug = :slug'] : []),
     ...(filters.published ? ['p.published = :published'] : []),
     ...(filters.type ? ['p.type = :type'] : []),
     ...(filters.afterId ? ['p.id < :afterId'] : []),

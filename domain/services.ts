@@ -8,6 +8,7 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createPublicStorefrontService } from './storefront/public';
 import { createStorefrontSettingsService } from './storefront/settings';
 import { createWebhookEndpointService } from './webhooks/endpoints';
 import { createWorkspaceService } from './workspaces/service';
@@ -24,6 +25,7 @@ export function createServices(deps: ServiceDeps) {
     products: createProductService(deps, createAiGenerationService(deps)),
     productFiles: createProductFileService(deps),
     storefrontSettings: createStorefrontSettingsService(deps),
+    publicStorefront: createPublicStorefrontService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),

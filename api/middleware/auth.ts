@@ -8,9 +8,11 @@ import { AppError, forbidden } from '../../lib/errors';
  * checked against its hash on every request (so a revocation in any process counts on the next request),
  * and `X-Account-Id` may only name the key's own workspace.
  */
-export function authenticate(keys: ApiKeyService): RequestHandler {
+export function authenticate(keys: ApiKeyService, options: { optional?: boolean } = {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization;
+    // Keyless callers of an optional-key route pass as they are; a key that is sent is checked like anywhere else.
+    if (options.optional && header === undefined) return next();
     if (!header || !header.startsWith('Bearer ')) {
       throw new AppError('AUTHENTICATION_REQUIRED', 'Send an API key as `Authorization: Bearer <key>`');
     }

@@ -1,0 +1,29 @@
+import { isIP } from 'node:net';
+import type { RequestHandler } from 'express';
+import type { Sequelize } from 'sequelize';
+import { slugOfCustomDomain } from '../../domain/storefront/merchant';
+
+const PUBLIC_PREFIX = '/api/v1/storefront/public/';
+/** Public routes that are not scoped by a merchant slug: never rewritten. */
+const GLOBAL_SEGMENTS = new Set(['resolve', 'order', 'track', 'validate-discount', 'abandoned-cart']);
+
+/**
+ * On a workspace's custom domain the public storefront paths leave out the merchant slug
+ * (`https://shop.example.com/api/v1/storefront/public/<productSlug>`): the host is matched to its workspace and
+ * the URL rewritten to carry the slug before routing (document 1, "Public storefront"). The service's own host,
+ * localhost and IP literals are never looked up.
+ */
+export function customDomainRewrite(sequelize: Sequelize, ownHostname: string): RequestHandler {
+  return async (req, _res, next) => {
+    if (!req.url.startsWith(PUBLIC_PREFIX)) return next();
+    const host = req.hostname?.toLowerCase();
+    if (!host || host === ownHostname || host === 'localhost' || isIP(host)) return next();
+    const slug = await slugOfCustomDomain(sequelize, host);
+    if (!slug) return next();
+    const rest = req.url.slice(PUBLIC_PREFIX.length);
+    const first = rest.split(/[/?]/, 1)[0] ?? '';
+    if (GLOBAL_SEGMENTS.has(first) || first === slug) return next();
+    req.url = `${PUBLIC_PREFIX}${slug}${rest === '' || rest.startsWith('?') ? rest : `/${rest}`}`;
+    next();
+  };
+}

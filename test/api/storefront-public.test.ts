@@ -1,0 +1,165 @@
+import { request } from 'node:http';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
+import { http, useTestApi, type HttpResult } from '../helpers/context';
+import { expectError } from '../helpers/expect';
+
+const t = useTestApi();
+const PUBLIC = '/api/v1/storefront/public';
+
+type Json = Record<string, unknown>;
+
+async function createProduct(key: string, body: Json): Promise<Json> {
+  const res = await http<{ data: Json }>(t.api.baseUrl, 'POST', '/api/v1/storefront/products', { key, body: { price: 10, currency: 'USD', type: 'digital', ...body } });
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
+async function addFile(key: string, productId: unknown) {
+  const res = await http(t.api.baseUrl, 'POST', `/api/v1/storefront/products/${String(productId)}/files`, {
+    key,
+    body: { fileName: 'book.pdf', fileSize: 1234, mimeType: 'application/pdf' },
+  });
+  expect(res.status).toBe(201);
+}
+
+/**
+ * A GET over node:http with exactly the headers given: fetch adds `Cache-Control: no-cache` to a request carrying
+ * If-None-Match (as its spec says), which a CDN revalidating its copy does not send, and fetch may not set Host.
+ */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(t.api.baseUrl);
+    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Every key and value of a JSON document, depth first. */
+function* walk(value: unknown, path = '$'): Generator<[string, string, unknown]> {
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) yield* walk(v, `${path}[${i}]`);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      yield [path, k, v];
+      yield* walk(v, `${path}.${k}`);
+    }
+  }
+}
+
+/** Nothing a buyer must not see: storage keys, the workspace id outside `merchant`, private metadata, cost prices. */
+function expectNothingPrivate(body: unknown, ws: CreatedWorkspace, others: CreatedWorkspace[]) {
+  const text = JSON.stringify(body);
+  for (const other of others) expect(text).not.toContain(other.accountId);
+  for (const [path, key, value] of walk(body)) {
+    expect([path, key]).not.toEqual([path, 'storageKey']);
+    expect([path, key]).not.toEqual([path, 'costPrice']);
+    if (key === 'accountId') throw new Error(`accountId at ${path}`);
+    if (value === ws.accountId) expect(`${path}.${key}`).toMatch(/^\$\.data\.merchant\.id$|^\$\.data\.id$/);
+    if (key === 'metadata') expect(Object.keys(value as Json).every((k) => ['seoTitle', 'metaDescription', 'featureBullets'].includes(k))).toBe(true);
+  }
+}
+
+describe('public storefront reads', () => {
+  let ws: CreatedWorkspace;
+  let other: CreatedWorkspace;
+  let products: Record<string, Json>;
+
+  beforeAll(async () => {
+    ws = await t.ctx.createWorkspace({ plan: 'pro' });
+    other = await t.ctx.createWorkspace({ plan: 'pro' });
+    const key = ws.liveSecretKey;
+    products = {
+      ebook: await createProduct(key, { name: 'Batik e-book', slug: 'ebook', published: true, tags: ['batik', 'guide'], metadata: { seoTitle: 'Batik', supplierCost: '3' } }),
+      course: await createProduct(key, { name: 'Batik course', slug: 'course', published: true, tags: ['batik'] }),
+      poster: await createProduct(key, { name: 'Poster', slug: 'poster', published: true, tags: ['art'] }),
+      draft: await createProduct(key, { name: 'Draft', slug: 'draft', published: false, tags: ['batik'] }),
+      archived: await createProduct(key, { name: 'Old', slug: 'old', published: true, tags: ['batik'] }),
+    };
+    await addFile(key, products.ebook!.id);
+    expect((await http(t.api.baseUrl, 'DELETE', `/api/v1/storefront/products/${String(products.archived!.id)}`, { key })).status).toBe(204);
+    await createProduct(ws.secretKey, { name: 'Test-mode only', slug: 'test-only', published: true });
+    await createProduct(other.liveSecretKey, { name: 'Elsewhere', slug: 'ebook', published: true, tags: ['batik'] });
+    await http(t.api.baseUrl, 'PATCH', '/api/v1/account/storefront', {
+      key: ws.secretKey,
+      body: { name: 'Batik Sari', brandColor: '#112233', metaPixelId: '1234567890', customDomains: [`${ws.slug}.shop.example.com`] },
+    });
+  });
+
+  it('answers the landing payload: branding, published live products only, pixels', async () => {
+    const res = await http<{ data: { merchant: Json; products: Json[]; pixels: Json } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.merchant).toEqual({ id: ws.accountId, name: 'Batik Sari', slug: ws.slug, brandColor: '#112233', brandLogo: null, brandBanner: null, description: null });
+    expect(res.body.data.products.map((p) => p.slug).sort()).toEqual(['course', 'ebook', 'poster']);
+    expect(res.body.data.pixels).toEqual({ metaPixelId: '1234567890', googleTagId: null, tiktokPixelId: null });
+    const ebook = res.body.data.products.find((p) => p.slug === 'ebook')!;
+    expect(ebook.files).toEqual([expect.objectContaining({ fileName: 'book.pdf', fileSize: 1234 })]);
+    expect(ebook.metadata).toEqual({ seoTitle: 'Batik' });
+    expectNothingPrivate(res.body, ws, [other]);
+  });
+
+  it('answers a published product with its cross-sell list, and 404 for unpublished, archived or unknown ones', async () => {
+    const res = await http<{ data: Json & { crossSell: Json[] } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}/ebook`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: products.ebook!.id, slug: 'ebook', variants: [], inventory: null });
+    expect(res.body.data.crossSell.map((p) => p.slug)).toEqual(['course']);
+    expectNothingPrivate(res.body, ws, [other]);
+    for (const slug of ['draft', 'old', 'test-only', 'no-such-product']) {
+      expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}/${slug}`), 404, 'RESOURCE_NOT_FOUND');
+    }
+    expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/no-such-merchant-xyz`), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/no-such-merchant-xyz/ebook`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('resolves a slug or a custom domain to the workspace and its branding', async () => {
+    const bySlug = await http(t.api.baseUrl, 'GET', `${PUBLIC}/resolve/${ws.slug}`);
+    const byDomain = await http(t.api.baseUrl, 'GET', `${PUBLIC}/resolve/${ws.slug}.shop.example.com`);
+    expect(bySlug.status).toBe(200);
+    expect(bySlug.body.data).toMatchObject({ id: ws.accountId, slug: ws.slug, name: 'Batik Sari' });
+    expect(byDomain.body.data).toEqual(bySlug.body.data);
+    expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/resolve/unknown.example.com`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('serves a custom domain host as the workspace, with the slug left out of the path', async () => {
+    const viaHost = async (path: string) => {
+      const res = await rawGet(path, { host: `${ws.slug}.shop.example.com` });
+      return { status: res.status, body: JSON.parse(res.text) as { data: Json } };
+    };
+    const landing = await viaHost(`${PUBLIC}/`);
+    expect(landing.status).toBe(200);
+    expect((landing.body.data.merchant as Json).id).toBe(ws.accountId);
+    const product = await viaHost(`${PUBLIC}/course`);
+    expect(product.status).toBe(200);
+    expect(product.body.data.id).toBe(products.course!.id);
+    const withSlug = await viaHost(`${PUBLIC}/${ws.slug}/course`);
+    expect(withSlug.body.data.id).toBe(products.course!.id);
+  });
+
+  it('reads the test catalogue with a test key of the same workspace, and refuses another workspace key', async () => {
+    const preview = await http<{ data: { products: Json[] } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: ws.publishableKey });
+    expect(preview.body.data.products.map((p) => p.slug)).toEqual(['test-only']);
+    const live = await http<{ data: { products: Json[] } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: ws.livePublishableKey });
+    expect(live.body.data.products.map((p) => p.slug).sort()).toEqual(['course', 'ebook', 'poster']);
+    expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: other.livePublishableKey }), 403, 'FORBIDDEN');
+    expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: 'pk_live_notarealkey' }), 401, 'INVALID_API_KEY');
+  });
+
+  it('sends Cache-Control and an ETag of the data, and answers 304 to a matching If-None-Match', async () => {
+    const first: HttpResult = await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}/ebook`);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=60');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^W\/"/);
+    const again = await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}/ebook`);
+    expect(again.headers.get('etag')).toBe(etag);
+    const notModified = await rawGet(`${PUBLIC}/${ws.slug}/ebook`, { 'if-none-match': etag! });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe('');
+    await http(t.api.baseUrl, 'PATCH', `/api/v1/storefront/products/${String(products.ebook!.id)}`, { key: ws.liveSecretKey, body: { name: 'Batik e-book, 2nd ed.' } });
+    const changed = await rawGet(`${PUBLIC}/${ws.slug}/ebook`, { 'if-none-match': etag! });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+  });
+});
