@@ -16,11 +16,11 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export interface SupervisorOptions {
+export interface SupervisorOptions<R extends Running = Running> {
   /** How the console names it, e.g. `worker` or `PostgreSQL`. */
   name: string;
   /** Starts an instance; resolves once it is up. */
-  start(): Promise<Running>;
+  start(): Promise<R>;
   log(message: string): void;
   initialDelayMs?: number;
   maxDelayMs?: number;
@@ -60,8 +60,8 @@ export function describeExit({ code, signal }: ExitStatus): string {
   return code === null ? 'could not be started' : `exited with code ${code}`;
 }
 
-export class Supervisor {
-  private current: Running | undefined;
+export class Supervisor<R extends Running = Running> {
+  private current: R | undefined;
   private stopping = false;
   private attempt = 0;
   private cancelWait: (() => void) | undefined;
@@ -71,17 +71,19 @@ export class Supervisor {
   private readonly resetAfterMs: number;
   private readonly graceMs: number;
 
-  constructor(private readonly options: SupervisorOptions) {
+  constructor(private readonly options: SupervisorOptions<R>) {
     this.initialDelayMs = options.initialDelayMs ?? 1_000;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
     this.resetAfterMs = options.resetAfterMs ?? 60_000;
     this.graceMs = options.graceMs ?? 300;
   }
 
-  /** Starts the first instance (its failure is the caller's), then keeps it running until stop(). */
-  async start(): Promise<void> {
-    this.current = await this.options.start();
-    this.loop = this.watch(this.current, Date.now());
+  /** Starts the first instance (its failure is the caller's), then keeps one running until stop(). */
+  async start(): Promise<R> {
+    const first = await this.options.start();
+    this.current = first;
+    this.loop = this.watch(first, Date.now());
+    return first;
   }
 
   /** Number of restarts tried so far in the current backoff series. */
@@ -89,14 +91,22 @@ export class Supervisor {
     return this.attempt;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * No more restarts from now on; the running instance is left alone. For a stack shutting down in order:
+   * a signal that reached every process at once must not get the last-stopped ones restarted meanwhile.
+   */
+  stopRestarting(): void {
     this.stopping = true;
     this.cancelWait?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopRestarting();
     await this.current?.stop();
     await this.loop;
   }
 
-  private async watch(running: Running, startedAt: number): Promise<void> {
+  private async watch(running: R, startedAt: number): Promise<void> {
     const status = await running.exited;
     if (!(await this.wait(this.graceMs))) return;
     if (Date.now() - startedAt >= this.resetAfterMs) this.attempt = 0;
