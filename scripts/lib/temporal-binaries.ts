@@ -3,7 +3,10 @@
  *   1. TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH, if set (must be an executable file);
  *   2. the provisioned cache dir, ${COMMERCE_TOOLS_DIR:-~/.cache/commerce-tools}/bin;
  *   3. otherwise the SDK's own download (needs internet), with a one-time warning.
+ * `provisionTemporalBinaries` fills in step 2 on demand, so a first `npm start` or `npm test` needs no
+ * extra command even when `npm install`'s postinstall could not build them.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,11 +17,40 @@ export function toolsDir(): string {
 }
 
 export function temporalCliExecutable(): EphemeralServerExecutable {
-  return resolveExecutable('TEMPORAL_CLI_PATH', 'temporal', 'Temporal CLI (dev server)');
+  return resolveExecutable('cli', 'Temporal CLI (dev server)');
 }
 
 export function testServerExecutable(): EphemeralServerExecutable {
-  return resolveExecutable('TEMPORAL_TEST_SERVER_PATH', 'temporal-test-server', 'Temporal time-skipping test server');
+  return resolveExecutable('test-server', 'Temporal time-skipping test server');
+}
+
+export type TemporalTool = 'cli' | 'test-server';
+
+const TOOLS: Record<TemporalTool, { envVar: string; binName: string }> = {
+  cli: { envVar: 'TEMPORAL_CLI_PATH', binName: 'temporal' },
+  'test-server': { envVar: 'TEMPORAL_TEST_SERVER_PATH', binName: 'temporal-test-server' },
+};
+
+function isMissing(tool: TemporalTool): boolean {
+  const { envVar, binName } = TOOLS[tool];
+  return !process.env[envVar] && !isExecutableFile(path.join(toolsDir(), 'bin', binName));
+}
+
+/**
+ * Runs scripts/provision.sh for the tools that are neither set nor cached (it prints one progress line
+ * per tool it builds and waits for a concurrent run's lock). Rejects when the script fails, which outside
+ * CI happens only for a broken override; a tool it cannot build is left to the SDK download fallback.
+ */
+export async function provisionTemporalBinaries(tools: TemporalTool[], reason: string): Promise<void> {
+  const missing = tools.filter(isMissing);
+  if (missing.length === 0) return;
+  const script = path.resolve(__dirname, '..', 'provision.sh');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('bash', [script, ...missing], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PROVISION_REASON: reason } });
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  if (code !== 0) throw new Error(`scripts/provision.sh ${missing.join(' ')} failed (exit code ${code}); see its output above`);
 }
 
 function isExecutableFile(file: string): boolean {
@@ -33,7 +65,8 @@ function isExecutableFile(file: string): boolean {
 
 const warned = new Set<string>();
 
-function resolveExecutable(envVar: string, binName: string, description: string): EphemeralServerExecutable {
+function resolveExecutable(tool: TemporalTool, description: string): EphemeralServerExecutable {
+  const { envVar, binName } = TOOLS[tool];
   const fromEnv = process.env[envVar];
   if (fromEnv) {
     if (!isExecutableFile(fromEnv)) {
@@ -52,7 +85,7 @@ function resolveExecutable(envVar: string, binName: string, description: string)
     console.warn(
       `[temporal-binaries] ${description} not found at ${cached} and ${envVar} is not set: ` +
         `falling back to the @temporalio/testing download, which needs internet access. ` +
-        `Run \`npm run provision\` (or set ${envVar}) to avoid that.`,
+        `Install Go (or set ${envVar}) and run \`npm run provision\` to avoid that.`,
     );
   }
   return { type: 'cached-download' };
