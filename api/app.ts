@@ -31,7 +31,8 @@ export interface AppDeps {
 export function createApp({ config, sequelize, temporal, logger, box, storage = createStorage(config) }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // The client IP (per-IP rate limits) is the socket's unless TRUST_PROXY names how many proxy hops to believe.
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
   if (logger.isLevelEnabled('fatal')) {
     app.use(

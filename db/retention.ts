@@ -4,11 +4,15 @@ import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency';
 /** How long the webhook delivery log and fanned-out events are kept (Stripe keeps events 30 days). */
 export const DELIVERY_HISTORY_DAYS = 30;
 
+/** How long storefront analytics events are kept. */
+export const STOREFRONT_EVENT_DAYS = 30;
+
 export interface PurgeResult {
   idempotencyKeys: number;
   rateLimits: number;
   deliveryAttempts: number;
   events: number;
+  storefrontEvents: number;
 }
 
 function rowCount(result: unknown): number {
@@ -17,7 +21,7 @@ function rowCount(result: unknown): number {
 
 /**
  * Run by the maintenance schedule: idempotency records past their window, expired rate-limit counters,
- * delivery-log rows and published events past the history window. An event not yet fanned out is never
+ * delivery-log rows and published events past the history window, storefront analytics events past theirs. An event not yet fanned out is never
  * deleted, however old, so the relay still delivers it.
  */
 export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()): Promise<PurgeResult> {
@@ -35,10 +39,15 @@ export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()
     `DELETE FROM events WHERE published_at IS NOT NULL AND created_at < :now::timestamptz - make_interval(days => :historyDays)`,
     { replacements },
   );
+  const [, storefrontEvents] = await sequelize.query(
+    `DELETE FROM storefront_events WHERE created_at < :now::timestamptz - make_interval(days => :storefrontDays)`,
+    { replacements: { ...replacements, storefrontDays: STOREFRONT_EVENT_DAYS } },
+  );
   return {
     idempotencyKeys: rowCount(idempotencyKeys),
     rateLimits: rowCount(rateLimits),
     deliveryAttempts: rowCount(deliveryAttempts),
     events: rowCount(events),
+    storefrontEvents: rowCount(storefrontEvents),
   };
 }

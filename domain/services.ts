@@ -8,6 +8,8 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createReferralLinkService } from './referrals/service';
+import { createStorefrontActivityService } from './storefront/activity';
 import { createPublicStorefrontService } from './storefront/public';
 import { createStorefrontSettingsService } from './storefront/settings';
 import { createWebhookEndpointService } from './webhooks/endpoints';
@@ -26,6 +28,8 @@ export function createServices(deps: ServiceDeps) {
     productFiles: createProductFileService(deps),
     storefrontSettings: createStorefrontSettingsService(deps),
     publicStorefront: createPublicStorefrontService(deps),
+    storefrontActivity: createStorefrontActivityService(deps),
+    referralLinks: createReferralLinkService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),

@@ -73,6 +73,8 @@ const schema = z.object({
   DISCOUNT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
+  /** Proxy hops in front of the API whose X-Forwarded-For is believed for the client IP; 0 = the socket address. */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   ENCRYPTION_KEY: encryptionKey.optional(),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/, 'must look like 100kb or 1mb').default('1mb'),
   // OpenAI-compatible chat-completions provider for product copy; unset = the built-in offline generator.

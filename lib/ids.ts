@@ -30,6 +30,8 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whe',
   webhookAttempt: 'wha',
   aiGenerationRun: 'aigen',
+  referralLink: 'ref',
+  storefrontEvent: 'sev',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -37,6 +37,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_NAMESPACE: 'default',
     WORKFLOW_BUNDLE_PATH: bundlePath,
     ENCRYPTION_KEY: generateEncryptionKey(),
+    // Every test file's public requests share the per-IP counter of 127.0.0.1; files that test the limit set their own.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
     // Uploaded files of the whole run go to the run's temp directory, never into the checkout's .data.
     FILE_STORAGE_DIR: path.join(root, 'files'),
   });

@@ -8,6 +8,7 @@ import { apiKeysRouter } from './api-keys/router';
 import { credibilityRouter } from './credibility/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
+import { referralLinksRouter } from './referral-links/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
@@ -25,6 +26,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   productsRouter,
   storefrontSettingsRouter,
   storefrontPublicRouter,
+  referralLinksRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),

@@ -9,12 +9,13 @@ import { IdempotencyKey } from './idempotency-key';
 import { PortfolioItem } from './portfolio-item';
 import { Product } from './product';
 import { ProductFile } from './product-file';
+import { ReferralLink } from './referral-link';
 import { Testimonial } from './testimonial';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt';
 import { WebhookEndpoint } from './webhook-endpoint';
 
 export { Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile };
-export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain };
+export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, ReferralLink };
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
@@ -24,5 +25,5 @@ export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain]) model.initModel(sequelize);
+  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, ReferralLink]) model.initModel(sequelize);
 }

@@ -71,6 +71,13 @@ describe('maintenance purge schedule', () => {
     const [oldPublished, oldUnpublished, recentPublished] = [newId('evt'), newId('evt'), newId('evt')];
     await Event.bulkCreate([event(oldPublished, days(31), days(31)), event(oldUnpublished, days(31), null), event(recentPublished, days(29), days(29))]);
 
+    // Storefront analytics events: kept 30 days.
+    const [oldTrack, recentTrack] = [newId('sev'), newId('sev')];
+    await ctx.sequelize.query(
+      `INSERT INTO storefront_events (id, account_id, environment, event, created_at) VALUES (:oldTrack, :a, 'live', 'page_view', :old), (:recentTrack, :a, 'live', 'page_view', :recent)`,
+      { replacements: { oldTrack, recentTrack, a: ws.accountId, old: days(31), recent: days(29) } },
+    );
+
     // Upload data left by an API process killed mid-stream: swept once older than two upload deadlines.
     const partial = path.join(STORAGE, '.partial');
     await mkdir(partial, { recursive: true });
@@ -99,6 +106,7 @@ describe('maintenance purge schedule', () => {
       rateLimits: expect.any(Number),
       deliveryAttempts: expect.any(Number),
       events: expect.any(Number),
+      storefrontEvents: expect.any(Number),
       abandonedUploads: 1,
     });
     expect(await readdir(partial)).toEqual(['recent']);
@@ -110,6 +118,8 @@ describe('maintenance purge schedule', () => {
     expect((await WebhookDeliveryAttempt.findAll({ where: { endpointId: endpoint.id } })).map((a) => a.id)).toEqual([recentAttempt]);
     const events = (await Event.findAll({ where: { accountId: ws.accountId }, order: [['id', 'ASC']] })).map((e) => e.id);
     expect(events).toEqual([oldUnpublished, recentPublished]);
+    const [tracked] = await ctx.sequelize.query('SELECT id FROM storefront_events WHERE account_id = :a', { replacements: { a: ws.accountId } });
+    expect(tracked).toEqual([{ id: recentTrack }]);
 
     if (process.env.RECORD_HISTORIES === '1') {
       const history = await handle.fetchHistory();

@@ -1,6 +1,22 @@
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
-import { Landing, Merchant, MerchantParams, Pixels, ProductPage, ProductPageParams, ResolveParams } from './schemas';
+import {
+  CaptureReferralBody,
+  Landing,
+  Merchant,
+  MerchantParams,
+  Pixels,
+  ProductPage,
+  ProductPageParams,
+  ReferralCapture,
+  ReferralParams,
+  ReferralTarget,
+  ResolveParams,
+  TrackAccepted,
+  TrackBody,
+  Unsubscribed,
+  UnsubscribeQuery,
+} from './schemas';
 
 /** Buyers' reads, cached for a minute by any CDN in front (ETag + 304). */
 const CACHE_SECONDS = 60;
@@ -12,8 +28,26 @@ const CACHE_SECONDS = 60;
  * of that slug.
  */
 export function storefrontPublicRouter(deps: RouteDeps) {
-  const storefront = deps.services.publicStorefront;
+  const { publicStorefront: storefront, referralLinks, storefrontActivity } = deps.services;
+  const unsubscribe = {
+    summary: 'Unsubscribe the e-mail named by a signed token from abandoned-cart e-mails (the link in such an e-mail)',
+    access: 'public' as const,
+    query: UnsubscribeQuery,
+    response: Unsubscribed,
+  };
   return new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
+    .add({
+      method: 'post',
+      path: '/track',
+      summary: 'Record a storefront analytics event (page view, add to cart, …); kept 30 days',
+      access: 'storefront',
+      body: TrackBody,
+      response: TrackAccepted,
+      status: 202,
+      handler: async ({ body, auth }) => ({ data: await storefrontActivity.track(auth, body) }),
+    })
+    .add({ ...unsubscribe, method: 'get', path: '/abandoned-cart/unsubscribe', handler: async ({ query }) => ({ data: await storefrontActivity.unsubscribe(query.token) }) })
+    .add({ ...unsubscribe, method: 'post', path: '/abandoned-cart/unsubscribe', handler: async ({ query }) => ({ data: await storefrontActivity.unsubscribe(query.token) }) })
     .add({
       method: 'get',
       path: '/resolve/:slug',
@@ -43,6 +77,26 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: Pixels,
       cacheSeconds: CACHE_SECONDS,
       handler: async ({ params, auth }) => ({ data: await storefront.pixels(params.merchantSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/r/:code',
+      summary: 'Resolve a referral link to its target page, counting the click',
+      access: 'storefront',
+      params: ReferralParams,
+      response: ReferralTarget,
+      handler: async ({ params, auth }) => ({ data: await referralLinks.resolve(params.merchantSlug, auth, params.code) }),
+    })
+    .add({
+      method: 'post',
+      path: '/:merchantSlug/referral/capture',
+      summary: 'Attribute a visitor to a referral link for 30 days (the storefront calls it on arrival through a link)',
+      access: 'storefront',
+      params: MerchantParams,
+      body: CaptureReferralBody,
+      response: ReferralCapture,
+      status: 201,
+      handler: async ({ params, body, auth }) => ({ data: await referralLinks.capture(params.merchantSlug, auth, body) }),
     })
     .add({
       method: 'get',

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** The analytics events a storefront page reports (the standard funnel of the three pixel providers). */
+export const TRACK_EVENTS = ['page_view', 'view_content', 'add_to_cart', 'initiate_checkout', 'purchase', 'search', 'lead'] as const;
+
+export const TrackBody = z
+  .object({
+    merchantSlug: z.string().min(1).max(253),
+    event: z.enum(TRACK_EVENTS),
+    visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/).optional(),
+    productId: z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/).optional(),
+    url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    referrer: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    properties: z
+      .record(z.string().regex(/^[A-Za-z0-9_]{1,40}$/), z.string().max(200))
+      .refine((p) => Object.keys(p).length <= 20, 'at most 20 properties')
+      .optional(),
+  })
+  .strict()
+  .meta({ id: 'TrackEventBody' });
+export type TrackBody = z.infer<typeof TrackBody>;
+
+export const UnsubscribeQuery = z.object({ token: z.string().min(10).max(2000) });
