@@ -3,8 +3,9 @@ import { encodeCursor } from '../../db/cursor';
 import { Event, Product } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
+import { insertAiRuns } from '../fixtures/ai-runs';
+import { insertProducts } from '../fixtures/products';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
-import { insertRuns } from '../helpers/ai-products';
 import { expectError } from '../helpers/expect';
 import { postMultipart } from '../helpers/multipart';
 
@@ -273,9 +274,7 @@ describe('POST /v1/storefront/products', () => {
     it('caps non-archived products per plan with 403 QUOTA_EXCEEDED, writing nothing; archiving frees a slot; live and test count apart', async () => {
       const ws = await t.ctx.createWorkspace({ plan: 'free' });
       const cap = PLAN_LIMITS.free.products!;
-      await Product.bulkCreate(
-        Array.from({ length: cap }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-      );
+      await insertProducts(t.ctx.sequelize, ws, cap);
       const before = await snapshot(ws.accountId);
       const res = await http(t.api.baseUrl, 'POST', PRODUCTS, { key: ws.secretKey, body: digital });
       expectError(res, 403, 'QUOTA_EXCEEDED');
@@ -290,9 +289,7 @@ describe('POST /v1/storefront/products', () => {
     it('is race-safe: concurrent creates past the cap admit exactly the remaining number', async () => {
       const ws = await t.ctx.createWorkspace({ plan: 'free' });
       const cap = PLAN_LIMITS.free.products!;
-      await Product.bulkCreate(
-        Array.from({ length: cap - 3 }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-      );
+      await insertProducts(t.ctx.sequelize, ws, cap - 3);
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => http(t.api.baseUrl, 'POST', PRODUCTS, { key: ws.secretKey, body: { ...digital, name: `Race ${i}` } })));
       expect(results.filter((r) => r.status === 201)).toHaveLength(3);
       expect(results.filter((r) => r.status === 403)).toHaveLength(7);
@@ -345,9 +342,7 @@ describe('GET /v1/storefront/products', () => {
 
   it('pages with a cursor (default 50, clamped to [1, 100]) without gaps or repeats', async () => {
     const ws = await t.ctx.createWorkspace({ plan: 'pro' });
-    await Product.bulkCreate(
-      Array.from({ length: 120 }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-    );
+    await insertProducts(t.ctx.sequelize, ws, 120);
     const expected = (await Product.findAll({ where: { accountId: ws.accountId }, order: [['id', 'DESC']] })).map((p) => p.id);
     const page = async (q: string) => (await http<Page>(t.api.baseUrl, 'GET', `${PRODUCTS}${q}`, { key: ws.secretKey })).body;
     expect((await page('')).data).toHaveLength(50);
@@ -587,7 +582,7 @@ describe('AI generation', () => {
   const runsOf = (accountId: string) => t.ctx.sequelize.query(`SELECT * FROM ai_generation_runs WHERE account_id = :accountId`, { replacements: { accountId }, type: 'SELECT' });
 
   const useUpAiQuota = (accountId: string, productId: string) =>
-    insertRuns(t.ctx.sequelize, { accountId, environment: 'test' }, productId, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    insertAiRuns(t.ctx.sequelize, { accountId }, productId, PLAN_LIMITS.free.aiGenerationsPerMonth);
 
   it('create with aiGenerate:true marks the product generating and records one run in the same transaction', async () => {
     const ws = await t.ctx.createWorkspace();
