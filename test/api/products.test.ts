@@ -24,6 +24,17 @@ async function create(key: string, body: Record<string, unknown> = digital): Pro
   return res.body.data;
 }
 
+/** A workspace's product, one in its live environment, an archived one, and another workspace: what the 404 tests probe. */
+async function productsToProbe() {
+  const ws = await t.ctx.createWorkspace();
+  const other = await t.ctx.createWorkspace();
+  const product = await create(ws.secretKey);
+  const live = await create(ws.liveSecretKey);
+  const archived = await create(ws.secretKey);
+  await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+  return { ws, other, product, live, archived };
+}
+
 async function snapshot(accountId: string) {
   const [products, events] = await Promise.all([
     Product.findAll({ where: { accountId }, order: [['id', 'ASC']], raw: true }),
@@ -451,10 +462,7 @@ describe('publishable keys (public catalogue)', () => {
 
 describe('GET /v1/storefront/products/:id', () => {
   it('retrieves the product; another workspace, the other environment or an unknown id is 404', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
+    const { ws, other, product, live } = await productsToProbe();
     const res = await http<{ data: ProductDto }>(t.api.baseUrl, 'GET', `${PRODUCTS}/${product.id}`, { key: ws.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(product);
@@ -532,12 +540,7 @@ describe('PATCH /v1/storefront/products/:id', () => {
   });
 
   it('answers 404 for another workspace, the other environment and an archived product, changing nothing', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
-    const archived = await create(ws.secretKey);
-    await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+    const { ws, other, product, live, archived } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     const patch = (key: string, id: string) => http(t.api.baseUrl, 'PATCH', `${PRODUCTS}/${id}`, { key, body: { name: 'hijack', published: true } });
     expectError(await patch(other.secretKey, product.id), 404, 'RESOURCE_NOT_FOUND');
@@ -567,10 +570,7 @@ describe('DELETE /v1/storefront/products/:id', () => {
   });
 
   it('answers 404 for another workspace and for the other environment, changing nothing', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
+    const { ws, other, product, live } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     expectError(await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${product.id}`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
     expectError(await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${live.id}`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');
@@ -636,12 +636,7 @@ describe('AI generation', () => {
   });
 
   it('POST /:id/ai-generate is 404 for another workspace, the other environment or an archived product', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
-    const archived = await create(ws.secretKey);
-    await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+    const { ws, other, product, live, archived } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     expectError(await http(t.api.baseUrl, 'POST', `${PRODUCTS}/${product.id}/ai-generate`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
     expectError(await http(t.api.baseUrl, 'POST', `${PRODUCTS}/${live.id}/ai-generate`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');
