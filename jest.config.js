@@ -6,6 +6,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  // Refuses any socket that would leave this machine (see the file for what it cannot see).
+  setupFiles: ['<rootDir>/test/setup/loopback-only.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
   // Temporal workers keep native handles open briefly after shutdown.

@@ -7,6 +7,7 @@ import { createCryptoBox } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { generateWebhookSecret, verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { createWebhookAgent } from '../../lib/webhooks/send';
+import { insertWebhookEndpoint, type WebhookEndpointOverrides } from '../fixtures/webhooks';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { testActivityDeps } from '../helpers/worker';
@@ -36,21 +37,9 @@ afterAll(async () => {
 });
 
 let paths = 0;
-async function endpoint(overrides: Partial<WebhookEndpoint> = {}) {
-  const ws = await ctx.createWorkspace();
-  const secret = generateWebhookSecret();
+async function endpoint(overrides: WebhookEndpointOverrides = {}) {
   paths += 1;
-  const row = await WebhookEndpoint.create({
-    id: newId('whe'),
-    accountId: ws.accountId,
-    environment: 'test',
-    url: receiver.url(`/activity-${paths}`),
-    events: [],
-    description: null,
-    active: true,
-    secretSealed: box.seal(secret),
-    ...overrides,
-  });
+  const { row, secret } = await insertWebhookEndpoint(await ctx.createWorkspace(), { url: receiver.url(`/activity-${paths}`), ...overrides });
   return { row, secret, path: new URL(row.url).pathname };
 }
 

@@ -7,7 +7,10 @@ import type { Plan } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
-import { countRuns, insertProduct, insertRuns, readProduct } from '../helpers/ai-products';
+import { countAiRuns, insertAiRuns } from '../fixtures/ai-runs';
+import { insertEvent } from '../fixtures/events';
+import { insertProduct, readProduct } from '../fixtures/products';
+import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
 
 let ctx: TestContext;
@@ -20,11 +23,6 @@ beforeAll(async () => {
   service = createAiGenerationService({ starters: createStarters(ctx.temporal, { taskQueue }) });
 });
 afterAll(() => ctx.close());
-
-async function workspace(plan: Plan = 'free'): Promise<Tenant> {
-  const ws = await ctx.createWorkspace({ plan });
-  return { accountId: ws.accountId, environment: 'test' };
-}
 
 /** As the products service calls it: inside a transaction that holds the product row lock. */
 function reserve(tenant: Tenant, productId: string, plan: Plan = 'free', beforeReserve?: (tx: Transaction) => Promise<void>) {
@@ -48,7 +46,7 @@ async function quotaError(promise: Promise<unknown>): Promise<AppError> {
 
 describe('AI generation service: reserve()', () => {
   it('records a run, sets ai_status generating and ai_generated, and bumps updated_at', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, tenant);
     const before = await readProduct(ctx.sequelize, id);
 
@@ -57,30 +55,30 @@ describe('AI generation service: reserve()', () => {
     const after = await readProduct(ctx.sequelize, id);
     expect({ status: after.ai_status, generated: after.ai_generated }).toEqual({ status: 'generating', generated: true });
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(1);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(1);
   });
 
   it('answers already_running while a run is in flight, recording nothing more', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, tenant);
     expect(await reserve(tenant, id)).toBe('reserved');
     expect(await reserve(tenant, id)).toBe('already_running');
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(1);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(1);
   });
 
   it('reserves again once the previous run completed or failed', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     for (const status of ['completed', 'failed']) {
       const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: status });
       expect(await reserve(tenant, id)).toBe('reserved');
     }
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(2);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(2);
   });
 
   it('gives 403 QUOTA_EXCEEDED at the monthly cap and writes nothing', async () => {
-    const tenant = await workspace('free');
+    const tenant = await newTenant(ctx, 'free');
     const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
-    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    await insertAiRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
     const id = await insertProduct(ctx.sequelize, tenant);
     const before = await readProduct(ctx.sequelize, id);
 
@@ -88,35 +86,35 @@ describe('AI generation service: reserve()', () => {
     expect(err.message).toMatch(/10/);
 
     expect(await readProduct(ctx.sequelize, id)).toEqual(before);
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(PLAN_LIMITS.free.aiGenerationsPerMonth);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(PLAN_LIMITS.free.aiGenerationsPerMonth);
   });
 
   it('caps by the plan passed in', async () => {
-    const tenant = await workspace('starter');
+    const tenant = await newTenant(ctx, 'starter');
     const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
-    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    await insertAiRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth);
     const id = await insertProduct(ctx.sequelize, tenant);
     expect(await reserve(tenant, id, 'starter')).toBe('reserved');
-    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.starter.aiGenerationsPerMonth - PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
+    await insertAiRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.starter.aiGenerationsPerMonth - PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
     await quotaError(reserve(tenant, await insertProduct(ctx.sequelize, tenant), 'starter'));
   });
 
   it('counts only this calendar month (UTC)', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const used = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' });
-    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth, true);
-    await insertRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
+    await insertAiRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth, true);
+    await insertAiRuns(ctx.sequelize, tenant, used, PLAN_LIMITS.free.aiGenerationsPerMonth - 1);
     expect(await reserve(tenant, await insertProduct(ctx.sequelize, tenant))).toBe('reserved');
     await quotaError(reserve(tenant, await insertProduct(ctx.sequelize, tenant)));
   });
 
   it('counts per workspace and environment: live runs and other workspaces do not use test quota', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const live: Tenant = { ...tenant, environment: 'live' };
-    const other = await workspace();
+    const other = await newTenant(ctx);
     const limit = PLAN_LIMITS.free.aiGenerationsPerMonth;
-    await insertRuns(ctx.sequelize, live, await insertProduct(ctx.sequelize, live, { aiStatus: 'completed' }), limit);
-    await insertRuns(ctx.sequelize, other, await insertProduct(ctx.sequelize, other, { aiStatus: 'completed' }), limit);
+    await insertAiRuns(ctx.sequelize, live, await insertProduct(ctx.sequelize, live, { aiStatus: 'completed' }), limit);
+    await insertAiRuns(ctx.sequelize, other, await insertProduct(ctx.sequelize, other, { aiStatus: 'completed' }), limit);
 
     expect(await reserve(tenant, await insertProduct(ctx.sequelize, tenant))).toBe('reserved');
     await quotaError(reserve(live, await insertProduct(ctx.sequelize, live)));
@@ -124,9 +122,9 @@ describe('AI generation service: reserve()', () => {
   });
 
   it('answers 404 for a product of another workspace or environment', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, tenant);
-    const stranger = await workspace();
+    const stranger = await newTenant(ctx);
     for (const who of [stranger, { ...tenant, environment: 'live' as const }]) {
       const err = await reserve(who, id).then(
         () => undefined,
@@ -139,9 +137,9 @@ describe('AI generation service: reserve()', () => {
   });
 
   it('never exceeds the cap under concurrent reservations', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const limit = PLAN_LIMITS.free.aiGenerationsPerMonth;
-    await insertRuns(ctx.sequelize, tenant, await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' }), limit - 2);
+    await insertAiRuns(ctx.sequelize, tenant, await insertProduct(ctx.sequelize, tenant, { aiStatus: 'completed' }), limit - 2);
     // Four, below the test context's pool of five connections, since every transaction waits at the barrier.
     const ids = await Promise.all(Array.from({ length: 4 }, () => insertProduct(ctx.sequelize, tenant)));
 
@@ -161,13 +159,13 @@ describe('AI generation service: reserve()', () => {
 
     expect(results.filter((r) => r.status === 'fulfilled' && r.value === 'reserved')).toHaveLength(2);
     for (const r of results.filter((r) => r.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'QUOTA_EXCEEDED' });
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(limit);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(limit);
     const statuses = await Promise.all(ids.map(async (id) => (await readProduct(ctx.sequelize, id)).ai_status));
     expect(statuses.filter((s) => s === 'generating')).toHaveLength(2);
   });
 
   it('does not deadlock with transactions that already reference the account (foreign-key key-share locks)', async () => {
-    const tenant = await workspace('pro');
+    const tenant = await newTenant(ctx, 'pro');
     const ids = await Promise.all([0, 1].map(() => insertProduct(ctx.sequelize, tenant)));
     let arrived = 0;
     let release!: () => void;
@@ -176,10 +174,7 @@ describe('AI generation service: reserve()', () => {
     const results = await Promise.allSettled(
       ids.map((id) =>
         reserve(tenant, id, 'pro', async (tx) => {
-          await ctx.sequelize.query(
-            `INSERT INTO events (id, account_id, environment, type, data) VALUES (:id, :accountId, :environment, 'test.event', '{}')`,
-            { replacements: { id: `evt_${id.slice(5)}`, ...tenant }, transaction: tx },
-          );
+          await insertEvent(ctx.sequelize, tenant, { type: 'test.event', transaction: tx });
           arrived += 1;
           if (arrived === ids.length) release();
           await barrier;
@@ -192,7 +187,7 @@ describe('AI generation service: reserve()', () => {
 
 describe('AI generation service: start()', () => {
   it('starts ai-generation:<productId> tagged with AccountId, and leaves a running one alone', async () => {
-    const tenant = await workspace();
+    const tenant = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'generating' });
 
     await service.start({ ...tenant, productId: id });

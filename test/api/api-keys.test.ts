@@ -1,9 +1,8 @@
 import { AuditLog, ApiKey } from '../../db/models';
+import { insertApiKeys } from '../fixtures/api-keys';
 import { http, useTestApi } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 import { encodeCursor } from '../../db/cursor';
-import { mintKey } from '../../lib/api-key-secrets';
-import { newId } from '../../lib/ids';
 
 const t = useTestApi();
 
@@ -81,18 +80,9 @@ describe('DELETE /v1/account/api-keys/:id', () => {
 });
 
 describe('pagination', () => {
-  async function insertKeys(accountId: string, count: number) {
-    const rows = Array.from({ length: count }, (_, i) => {
-      const minted = mintKey('test', 'secret');
-      return { id: newId('key'), accountId, environment: 'test' as const, access: 'secret' as const, name: `bulk ${i}`, prefix: minted.prefix, last4: minted.last4, keyHash: minted.hash };
-    });
-    await ApiKey.bulkCreate(rows);
-    return rows.map((r) => r.id);
-  }
-
   it('walks 250 rows newest first with no gap or repeat while rows are inserted between pages', async () => {
     const ws = await t.ctx.createWorkspace();
-    await insertKeys(ws.accountId, 248); // plus the workspace's two test keys = 250
+    await insertApiKeys(ws, 248); // plus the workspace's two test keys = 250
     const expected = (await ApiKey.findAll({ where: { accountId: ws.accountId, environment: 'test' }, order: [['id', 'DESC']] })).map((k) => k.id);
     expect(expected).toHaveLength(250);
 
@@ -106,7 +96,7 @@ describe('pagination', () => {
       seen.push(...res.body.data.map((k) => k.id));
       cursor = res.body.meta.page.nextCursor;
       pages += 1;
-      await insertKeys(ws.accountId, 7); // concurrent writers must not disturb the walk
+      await insertApiKeys(ws, 7); // concurrent writers must not disturb the walk
     } while (cursor);
     expect(pages).toBe(3);
     expect(seen).toEqual(expected);
@@ -114,7 +104,7 @@ describe('pagination', () => {
 
   it('defaults to 50 and clamps limit to [1, 100]', async () => {
     const ws = await t.ctx.createWorkspace();
-    await insertKeys(ws.accountId, 120);
+    await insertApiKeys(ws, 120);
     const page = async (q: string) =>
       (await http<{ data: unknown[]; meta: { page: { nextCursor: string | null } } }>(t.api.baseUrl, 'GET', `${KEYS}${q}`, { key: ws.secretKey })).body;
     expect((await page('')).data).toHaveLength(50);

@@ -1,5 +1,6 @@
 import { http, useTestApi } from '../helpers/context';
-import { CERTIFICATIONS, countRows, insertProduct, PORTFOLIO, storedRow, TESTIMONIALS, type CredibilityCase } from '../helpers/credibility';
+import { insertProduct } from '../fixtures/products';
+import { CERTIFICATIONS, countRows, PORTFOLIO, storedRow, TESTIMONIALS, type CredibilityCase } from '../helpers/credibility';
 import { expectError } from '../helpers/expect';
 
 // productId on portfolio items and testimonials: only the caller's own live products may be linked, PATCH
@@ -69,7 +70,7 @@ describe.each([PORTFOLIO, TESTIMONIALS])('$name productId', (r: CredibilityCase)
   it('refuses the workspace’s own product from the other environment, and an archived product, writing nothing', async () => {
     const ws = await t.ctx.createWorkspace();
     const liveProduct = await insertProduct(t.ctx.sequelize, { accountId: ws.accountId, environment: 'live' });
-    const archived = await insertProduct(t.ctx.sequelize, { accountId: ws.accountId, archived: true });
+    const archived = await insertProduct(t.ctx.sequelize, ws, { archived: true });
     const record = await create(ws.secretKey, {});
     const before = await storedRow(t.ctx.sequelize, r.table, record.id as string);
     for (const productId of [liveProduct, archived]) {

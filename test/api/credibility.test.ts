@@ -1,3 +1,4 @@
+import { insertCredibilityItems } from '../fixtures/credibility';
 import { http, useTestApi } from '../helpers/context';
 import { countRows, RESOURCES, storedRow, type CredibilityCase } from '../helpers/credibility';
 import { expectError } from '../helpers/expect';
@@ -73,14 +74,7 @@ describe.each(RESOURCES)('$name', (r) => {
 
   it('returns all of a large set in one response', async () => {
     const ws = await t.ctx.createWorkspace();
-    const values = Array.from({ length: 150 }, (_, i) => `('${r.prefix}_${String(i).padStart(26, '0')}', :accountId, 'test', ${150 - i})`);
-    const columns = { portfolio_items: 'title', testimonials: 'author_name, quote', certifications: 'name, issuer' }[r.table];
-    const texts = { portfolio_items: `'x'`, testimonials: `'x', 'y'`, certifications: `'x', 'y'` }[r.table];
-    await t.ctx.sequelize.query(
-      `INSERT INTO ${r.table} (id, account_id, environment, sort_order, ${columns})
-       SELECT v.id, v.account_id, v.environment, v.sort_order, ${texts} FROM (VALUES ${values.join(', ')}) AS v(id, account_id, environment, sort_order)`,
-      { replacements: { accountId: ws.accountId } },
-    );
+    await insertCredibilityItems(t.ctx.sequelize, r.table, ws, 150);
     const listed = await list(r, ws.secretKey);
     expect(listed).toHaveLength(150);
     expect(listed.map((x) => x.sortOrder)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../../lib/config';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID, workflowIds, type AiGenerationOutcome } from '../../workflows/messages';
-import { countRuns, insertRuns } from '../helpers/ai-products';
+import { countAiRuns, insertAiRuns } from '../fixtures/ai-runs';
 import { copyJson, startChatCompletionsServer, type ChatCompletionsServer } from '../helpers/chat-completions-server';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
@@ -117,7 +117,7 @@ describe('AI generation through the products API', () => {
     });
     expect(after.description).toContain('**Trail Runner** by Acme is a physical product available for USD 120.');
     expect(new Date(after.updatedAt as string).getTime()).toBeGreaterThan(new Date(created.updatedAt as string).getTime());
-    expect(await countRuns(ctx.sequelize, { accountId: ws.accountId, environment: 'test' })).toBe(1);
+    expect(await countAiRuns(ctx.sequelize, { accountId: ws.accountId, environment: 'test' })).toBe(1);
 
     const events = await ctx.sequelize.query<{ type: string; data: ProductDto }>(
       `SELECT type, data FROM events WHERE account_id = :accountId ORDER BY id`,
@@ -183,19 +183,19 @@ describe('AI generation through the products API', () => {
     // The second request only nudged the running workflow; it looked again and found nothing new to do.
     expect(await workflow(product.id).result()).toEqual(['completed', 'skipped']);
     expect(provider.requests).toHaveLength(1);
-    expect(await countRuns(ctx.sequelize, { accountId: ws.accountId, environment: 'test' })).toBe(1);
+    expect(await countAiRuns(ctx.sequelize, { accountId: ws.accountId, environment: 'test' })).toBe(1);
   });
 
   it('gives 403 QUOTA_EXCEEDED when the month is used up, changing nothing and starting nothing', async () => {
     const ws = await ctx.createWorkspace({ plan: 'free' });
     const tenant = { accountId: ws.accountId, environment: 'test' as const };
     const product = await create(offline.api, ws.secretKey);
-    await insertRuns(ctx.sequelize, tenant, product.id, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    await insertAiRuns(ctx.sequelize, tenant, product.id, PLAN_LIMITS.free.aiGenerationsPerMonth);
 
     const refused = await aiGenerate(offline.api, ws.secretKey, product.id);
     expectError(refused, 403, 'QUOTA_EXCEEDED');
     expect(await get(offline.api, ws.secretKey, product.id)).toEqual(product);
-    expect(await countRuns(ctx.sequelize, tenant)).toBe(PLAN_LIMITS.free.aiGenerationsPerMonth);
+    expect(await countAiRuns(ctx.sequelize, tenant)).toBe(PLAN_LIMITS.free.aiGenerationsPerMonth);
     expect(await workflowExists(product.id)).toBe(false);
 
     // On create the whole request is refused: no product, no run.

@@ -3,8 +3,9 @@ import { encodeCursor } from '../../db/cursor';
 import { Event, Product } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
+import { insertAiRuns } from '../fixtures/ai-runs';
+import { insertProducts } from '../fixtures/products';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
-import { insertRuns } from '../helpers/ai-products';
 import { expectError } from '../helpers/expect';
 import { postMultipart } from '../helpers/multipart';
 
@@ -21,6 +22,17 @@ async function create(key: string, body: Record<string, unknown> = digital): Pro
   const res = await http<{ data: ProductDto }>(t.api.baseUrl, 'POST', PRODUCTS, { key, body });
   expect(res.status).toBe(201);
   return res.body.data;
+}
+
+/** A workspace's product, one in its live environment, an archived one, and another workspace: what the 404 tests probe. */
+async function productsToProbe() {
+  const ws = await t.ctx.createWorkspace();
+  const other = await t.ctx.createWorkspace();
+  const product = await create(ws.secretKey);
+  const live = await create(ws.liveSecretKey);
+  const archived = await create(ws.secretKey);
+  await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+  return { ws, other, product, live, archived };
 }
 
 async function snapshot(accountId: string) {
@@ -273,9 +285,7 @@ describe('POST /v1/storefront/products', () => {
     it('caps non-archived products per plan with 403 QUOTA_EXCEEDED, writing nothing; archiving frees a slot; live and test count apart', async () => {
       const ws = await t.ctx.createWorkspace({ plan: 'free' });
       const cap = PLAN_LIMITS.free.products!;
-      await Product.bulkCreate(
-        Array.from({ length: cap }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-      );
+      await insertProducts(t.ctx.sequelize, ws, cap);
       const before = await snapshot(ws.accountId);
       const res = await http(t.api.baseUrl, 'POST', PRODUCTS, { key: ws.secretKey, body: digital });
       expectError(res, 403, 'QUOTA_EXCEEDED');
@@ -290,9 +300,7 @@ describe('POST /v1/storefront/products', () => {
     it('is race-safe: concurrent creates past the cap admit exactly the remaining number', async () => {
       const ws = await t.ctx.createWorkspace({ plan: 'free' });
       const cap = PLAN_LIMITS.free.products!;
-      await Product.bulkCreate(
-        Array.from({ length: cap - 3 }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-      );
+      await insertProducts(t.ctx.sequelize, ws, cap - 3);
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => http(t.api.baseUrl, 'POST', PRODUCTS, { key: ws.secretKey, body: { ...digital, name: `Race ${i}` } })));
       expect(results.filter((r) => r.status === 201)).toHaveLength(3);
       expect(results.filter((r) => r.status === 403)).toHaveLength(7);
@@ -345,9 +353,7 @@ describe('GET /v1/storefront/products', () => {
 
   it('pages with a cursor (default 50, clamped to [1, 100]) without gaps or repeats', async () => {
     const ws = await t.ctx.createWorkspace({ plan: 'pro' });
-    await Product.bulkCreate(
-      Array.from({ length: 120 }, (_, i) => ({ id: newId('prod'), accountId: ws.accountId, environment: 'test' as const, name: `p${i}`, slug: `p-${i}`, price: 1, currency: 'USD' as const, type: 'digital' as const })),
-    );
+    await insertProducts(t.ctx.sequelize, ws, 120);
     const expected = (await Product.findAll({ where: { accountId: ws.accountId }, order: [['id', 'DESC']] })).map((p) => p.id);
     const page = async (q: string) => (await http<Page>(t.api.baseUrl, 'GET', `${PRODUCTS}${q}`, { key: ws.secretKey })).body;
     expect((await page('')).data).toHaveLength(50);
@@ -456,10 +462,7 @@ describe('publishable keys (public catalogue)', () => {
 
 describe('GET /v1/storefront/products/:id', () => {
   it('retrieves the product; another workspace, the other environment or an unknown id is 404', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
+    const { ws, other, product, live } = await productsToProbe();
     const res = await http<{ data: ProductDto }>(t.api.baseUrl, 'GET', `${PRODUCTS}/${product.id}`, { key: ws.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(product);
@@ -537,12 +540,7 @@ describe('PATCH /v1/storefront/products/:id', () => {
   });
 
   it('answers 404 for another workspace, the other environment and an archived product, changing nothing', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
-    const archived = await create(ws.secretKey);
-    await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+    const { ws, other, product, live, archived } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     const patch = (key: string, id: string) => http(t.api.baseUrl, 'PATCH', `${PRODUCTS}/${id}`, { key, body: { name: 'hijack', published: true } });
     expectError(await patch(other.secretKey, product.id), 404, 'RESOURCE_NOT_FOUND');
@@ -572,10 +570,7 @@ describe('DELETE /v1/storefront/products/:id', () => {
   });
 
   it('answers 404 for another workspace and for the other environment, changing nothing', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
+    const { ws, other, product, live } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     expectError(await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${product.id}`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
     expectError(await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${live.id}`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');
@@ -587,7 +582,7 @@ describe('AI generation', () => {
   const runsOf = (accountId: string) => t.ctx.sequelize.query(`SELECT * FROM ai_generation_runs WHERE account_id = :accountId`, { replacements: { accountId }, type: 'SELECT' });
 
   const useUpAiQuota = (accountId: string, productId: string) =>
-    insertRuns(t.ctx.sequelize, { accountId, environment: 'test' }, productId, PLAN_LIMITS.free.aiGenerationsPerMonth);
+    insertAiRuns(t.ctx.sequelize, { accountId }, productId, PLAN_LIMITS.free.aiGenerationsPerMonth);
 
   it('create with aiGenerate:true marks the product generating and records one run in the same transaction', async () => {
     const ws = await t.ctx.createWorkspace();
@@ -641,12 +636,7 @@ describe('AI generation', () => {
   });
 
   it('POST /:id/ai-generate is 404 for another workspace, the other environment or an archived product', async () => {
-    const ws = await t.ctx.createWorkspace();
-    const other = await t.ctx.createWorkspace();
-    const product = await create(ws.secretKey);
-    const live = await create(ws.liveSecretKey);
-    const archived = await create(ws.secretKey);
-    await http(t.api.baseUrl, 'DELETE', `${PRODUCTS}/${archived.id}`, { key: ws.secretKey });
+    const { ws, other, product, live, archived } = await productsToProbe();
     const before = await snapshot(ws.accountId);
     expectError(await http(t.api.baseUrl, 'POST', `${PRODUCTS}/${product.id}/ai-generate`, { key: other.secretKey }), 404, 'RESOURCE_NOT_FOUND');
     expectError(await http(t.api.baseUrl, 'POST', `${PRODUCTS}/${live.id}/ai-generate`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');

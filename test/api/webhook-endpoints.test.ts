@@ -2,9 +2,9 @@ import { Account, AuditLog, WebhookDeliveryAttempt, WebhookEndpoint } from '../.
 import { EVENT_TYPES } from '../../lib/event-types';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
-import { newId } from '../../lib/ids';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { createWebhookAgent } from '../../lib/webhooks/send';
+import { insertDeliveryAttempt } from '../fixtures/webhooks';
 import { http, useTestApi, type HttpResult, type TestApi } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { expectError } from '../helpers/expect';
@@ -221,21 +221,11 @@ describe('DELETE /v1/payment/webhook-endpoints/:id', () => {
   it('deletes the endpoint with its delivery log and audits it', async () => {
     const ws = await t.ctx.createWorkspace();
     const endpoint = await register(ws.secretKey);
-    await WebhookDeliveryAttempt.create({
-      id: newId('wha'),
-      accountId: ws.accountId,
-      environment: 'test',
-      endpointId: endpoint.id,
-      eventId: newId('evt'),
-      eventType: 'checkout.completed',
-      attempt: 1,
-      deliveryId: '7b0e7c0e-2f5e-4b55-9a57-1d1f1e0b8c11',
-      url: endpoint.url,
+    await insertDeliveryAttempt(endpoint, {
       status: 'retry_scheduled',
       statusCode: 500,
       durationMs: 12,
       error: 'HTTP 500',
-      scheduledAt: new Date(),
       nextAttemptAt: new Date(Date.now() + 60_000),
     });
     const res = await http<{ data: unknown }>(t.api.baseUrl, 'DELETE', `${BASE}/${endpoint.id}`, { key: ws.secretKey });

@@ -1,11 +1,11 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { newId } from '../../lib/ids';
+import type { CredibilityTable } from '../fixtures/credibility';
 
 /** The three credibility resources as the tests drive them: where they live and a minimal valid body. */
 export interface CredibilityCase {
   name: string;
   path: string;
-  table: 'portfolio_items' | 'testimonials' | 'certifications';
+  table: CredibilityTable;
   prefix: string;
   single: string;
   list: string;
@@ -80,28 +80,6 @@ export const CERTIFICATIONS: CredibilityCase = {
 };
 
 export const RESOURCES = [PORTFOLIO, TESTIMONIALS, CERTIFICATIONS];
-
-/** A product row written directly, so these tests do not depend on the products route. */
-export async function insertProduct(
-  sequelize: Sequelize,
-  tenant: { accountId: string; environment?: 'test' | 'live'; archived?: boolean },
-): Promise<string> {
-  const id = newId('prod');
-  await sequelize.query(
-    `INSERT INTO products (id, account_id, environment, name, slug, price, currency, type, archived)
-     VALUES (:id, :accountId, :environment, 'Poster', :slug, 100, 'USD', 'physical', :archived)`,
-    {
-      replacements: {
-        id,
-        accountId: tenant.accountId,
-        environment: tenant.environment ?? 'test',
-        slug: `poster-${id.slice(-10).toLowerCase()}`,
-        archived: tenant.archived ?? false,
-      },
-    },
-  );
-  return id;
-}
 
 /** How many rows of `table` the workspace holds (both environments). */
 export async function countRows(sequelize: Sequelize, table: string, accountId: string): Promise<number> {

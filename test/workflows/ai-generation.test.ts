@@ -12,7 +12,9 @@ import { OfflineTextGenerator } from '../../lib/ai/offline';
 import { OpenAiCompatibleGenerator } from '../../lib/ai/openai-compatible';
 import { AI_PROVIDER_MAX_ATTEMPTS } from '../../workflows/ai-generation';
 import { workflowIds, type AiGenerationOutcome, type AiGenerationTarget } from '../../workflows/messages';
-import { countRuns, insertProduct, insertRuns, readProduct } from '../helpers/ai-products';
+import { countAiRuns, insertAiRuns } from '../fixtures/ai-runs';
+import { insertProduct, readProduct } from '../fixtures/products';
+import { newTenant } from '../fixtures/workspaces';
 import { copyJson, startChatCompletionsServer, type ChatCompletionsServer } from '../helpers/chat-completions-server';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
@@ -74,11 +76,6 @@ beforeEach(() => {
   afterApply = undefined;
 });
 
-async function tenant(): Promise<Tenant> {
-  const ws = await ctx.createWorkspace();
-  return { accountId: ws.accountId, environment: 'test' };
-}
-
 /** What the products endpoint does: reserve under the product lock, commit, then start. */
 async function trigger(service: AiGenerationService, who: Tenant, productId: string) {
   const reservation = await ctx.sequelize.transaction(async (tx) => {
@@ -103,7 +100,7 @@ async function generate(service: AiGenerationService, who: Tenant, productId: st
 describe('ai-generation workflow (time-skipping Temporal, real activities, real DB, local provider over HTTP)', () => {
   it('retries a failing provider with backoff: fails twice, then succeeds → completed after 3 calls', async () => {
     provider.reply((n) => (n <= 2 ? { status: 500, error: 'overloaded' } : { content: copyJson({ featureBullets: ['Fast', 'Reliable'] }) }));
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     const before = await readProduct(ctx.sequelize, id);
 
@@ -126,7 +123,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
 
   it('gives up after a bounded number of attempts on a provider that keeps failing → failed, product copy untouched', async () => {
     provider.reply(() => ({ status: 503, error: 'down' }));
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     const before = await readProduct(ctx.sequelize, id);
 
@@ -140,7 +137,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
 
   it('does not retry a permanent provider error (401) → failed after 1 call', async () => {
     provider.reply(() => ({ status: 401, error: 'bad key' }));
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     expect(await generate(providerService, who, id)).toEqual(['failed']);
     expect(provider.requests).toHaveLength(1);
@@ -149,14 +146,14 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
 
   it('retries invalid model output like any provider error', async () => {
     provider.reply((n) => (n === 1 ? { content: '{"description": "half' } : { content: copyJson() }));
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     expect(await generate(providerService, who, id)).toEqual(['completed']);
     expect(provider.requests).toHaveLength(2);
   });
 
   it('completes with the built-in offline generator, from the product fields', async () => {
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     expect(await generate(offlineService, who, id)).toEqual(['completed']);
     const after = await readProduct(ctx.sequelize, id);
@@ -170,7 +167,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
 
   it('serves a run reserved right after the previous one was written, while its workflow is still open', async () => {
     provider.reply((n) => ({ content: copyJson({ seoTitle: `Title ${n}` }) }));
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     let reservedAgain = false;
     afterApply = async (input) => {
@@ -184,11 +181,11 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
     expect(provider.requests).toHaveLength(2);
     const after = await readProduct(ctx.sequelize, id);
     expect(after).toMatchObject({ ai_status: 'completed', metadata: { seoTitle: 'Title 2' } });
-    expect(await countRuns(ctx.sequelize, who)).toBe(2);
+    expect(await countAiRuns(ctx.sequelize, who)).toBe(2);
   });
 
   it('a start() while a run is in flight generates nothing extra', async () => {
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     provider.reply(async (n) => {
       if (n === 1) {
@@ -199,11 +196,11 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
     });
     expect(await generate(providerService, who, id)).toEqual(['completed', 'skipped']);
     expect(provider.requests).toHaveLength(1);
-    expect(await countRuns(ctx.sequelize, who)).toBe(1);
+    expect(await countAiRuns(ctx.sequelize, who)).toBe(1);
   });
 
   it('does nothing when the product is not generating', async () => {
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who, { aiStatus: 'completed' });
     await providerService.start({ ...who, productId: id });
     expect(await env.client.workflow.getHandle(workflowIds.aiGeneration(id)).result()).toEqual(['skipped']);
@@ -211,7 +208,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
   });
 
   it('marks the run failed when an operator cancels the workflow', async () => {
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     let called!: () => void;
     const inFlight = new Promise<void>((resolve) => (called = resolve));
@@ -236,9 +233,9 @@ describe('ai-generation write activities are idempotent', () => {
   });
 
   async function reserved(): Promise<AiGenerationTarget & { run: number }> {
-    const who = await tenant();
+    const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who, { aiStatus: 'generating' });
-    await insertRuns(ctx.sequelize, who, id, 1);
+    await insertAiRuns(ctx.sequelize, who, id, 1);
     const pending = await activities.loadAiGenerationRun({ ...who, productId: id });
     expect(pending?.run).toBe(1);
     return { ...who, productId: id, run: 1 };

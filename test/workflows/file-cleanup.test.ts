@@ -3,10 +3,9 @@ import { access, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFileActivities } from '../../activities/files';
-import { ProductFile } from '../../db/models';
-import { newId } from '../../lib/ids';
-import { createStorage, productFileKey } from '../../lib/storage';
+import { createStorage } from '../../lib/storage';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
+import { insertProduct, insertProductFile } from '../fixtures/products';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { postMultipart } from '../helpers/multipart';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
@@ -80,15 +79,11 @@ describe('removeDeletedFileBlob activity', () => {
   it('keeps the blob while a row still points at it, removes it once the row is gone, and succeeds again when it is already gone', async () => {
     const { removeDeletedFileBlob } = createFileActivities({ sequelize: ctx.sequelize, storage });
     const ws = await ctx.createWorkspace();
-    const created = await http<{ data: { id: string } }>(api.baseUrl, 'POST', '/api/v1/storefront/products', {
-      key: ws.secretKey,
-      body: { name: 'Ebook', price: 10, currency: 'USD', type: 'digital' },
-    });
-    const productId = created.body.data.id;
-    const storageKey = productFileKey(ws.accountId, productId, 'kept.pdf');
+    const productId = await insertProduct(ctx.sequelize, ws);
+    const row = await insertProductFile(ws, productId, { fileName: 'kept.pdf' });
+    const { storageKey } = row;
     await mkdir(path.dirname(path.join(STORAGE, storageKey)), { recursive: true });
     await writeFile(path.join(STORAGE, storageKey), 'data');
-    const row = await ProductFile.create({ id: newId('file'), accountId: ws.accountId, environment: 'test', productId, fileName: 'kept.pdf', fileSize: 4, mimeType: null, storageKey, source: 'upload' });
 
     // As if the deleting transaction had rolled back after starting the workflow.
     expect(await removeDeletedFileBlob({ fileId: row.id, storageKey })).toBe('kept');

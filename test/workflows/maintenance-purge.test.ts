@@ -2,12 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { Event, IdempotencyKey, WebhookDeliveryAttempt, WebhookEndpoint } from '../../db/models';
+import { Event, IdempotencyKey, WebhookDeliveryAttempt } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { createStorage } from '../../lib/storage';
 import { ensureSchedules } from '../../worker/schedules';
 import { SCHEDULE_IDS, workflowIds } from '../../workflows/messages';
+import { insertEvent } from '../fixtures/events';
+import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
@@ -40,36 +41,14 @@ describe('maintenance purge schedule', () => {
 
     // Delivery log and fanned-out events: kept 30 days; an event never fanned out is kept however old.
     const days = (n: number) => new Date(Date.now() - n * 86_400_000);
-    const endpoint = await WebhookEndpoint.create({
-      id: newId('whe'),
-      accountId: ws.accountId,
-      environment: 'test',
-      url: 'https://receiver.example/hooks',
-      events: [],
-      description: null,
-      active: true,
-      secretSealed: 'sealed',
-    });
-    const attempt = (id: string, createdAt: Date) => ({
-      id,
-      accountId: ws.accountId,
-      environment: 'test' as const,
-      endpointId: endpoint.id,
-      eventId: newId('evt'),
-      eventType: 'checkout.completed',
-      attempt: 1,
-      deliveryId: randomUUID(),
-      url: endpoint.url,
-      status: 'succeeded' as const,
-      durationMs: 5,
-      scheduledAt: createdAt,
-      createdAt,
-    });
-    const [oldAttempt, recentAttempt] = [newId('wha'), newId('wha')];
-    await WebhookDeliveryAttempt.bulkCreate([attempt(oldAttempt, days(31)), attempt(recentAttempt, days(29))]);
-    const event = (id: string, createdAt: Date, publishedAt: Date | null) => ({ id, accountId: ws.accountId, environment: 'test' as const, type: 'checkout.completed', data: {}, createdAt, publishedAt });
-    const [oldPublished, oldUnpublished, recentPublished] = [newId('evt'), newId('evt'), newId('evt')];
-    await Event.bulkCreate([event(oldPublished, days(31), days(31)), event(oldUnpublished, days(31), null), event(recentPublished, days(29), days(29))]);
+    const { row: endpoint } = await insertWebhookEndpoint(ws);
+    const attemptAt = async (at: Date) => (await insertDeliveryAttempt(endpoint, { scheduledAt: at, createdAt: at })).id;
+    await attemptAt(days(31));
+    const recentAttempt = await attemptAt(days(29));
+    const eventAt = (createdAt: Date, publishedAt: Date | null) => insertEvent(ctx.sequelize, ws, { createdAt, publishedAt });
+    await eventAt(days(31), days(31));
+    const oldUnpublished = await eventAt(days(31), null);
+    const recentPublished = await eventAt(days(29), days(29));
 
     // Storefront analytics events: kept 30 days.
     const [oldTrack, recentTrack] = [newId('sev'), newId('sev')];

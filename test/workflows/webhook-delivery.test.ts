@@ -6,10 +6,9 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { AuditLog, WebhookDeliveryAttempt, WebhookEndpoint } from '../../db/models';
-import { loadConfig, requireEncryptionKey } from '../../lib/config';
-import { createCryptoBox } from '../../lib/crypto-box';
+import { loadConfig } from '../../lib/config';
 import { newId } from '../../lib/ids';
-import { generateWebhookSecret, verifyWebhookSignature } from '../../lib/webhooks/signature';
+import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { createWebhookAgent } from '../../lib/webhooks/send';
 import { createStarters } from '../../domain/workflow-starters';
 import { serialiseEnvelope } from '../../lib/webhooks/envelope';
@@ -17,6 +16,7 @@ import { createWorker } from '../../worker/worker';
 import { workflowIds } from '../../workflows/messages';
 import type { WebhookDeliveryInput } from '../../workflows/messages';
 import type { webhookDelivery } from '../../workflows/webhook-delivery';
+import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
@@ -29,7 +29,6 @@ import { testActivityDeps } from '../helpers/worker';
  */
 const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const SCHEDULE = loadConfig({}).WEBHOOK_RETRY_SCHEDULE;
-const box = createCryptoBox(requireEncryptionKey(config));
 const TASK_QUEUE = 'webhook-delivery-timeline';
 
 let ctx: TestContext;
@@ -76,19 +75,9 @@ interface Fixture {
 let fixtures = 0;
 async function fixture(): Promise<Fixture> {
   const ws = await ctx.createWorkspace({ plan: 'pro' });
-  const secret = generateWebhookSecret();
   fixtures += 1;
   const pathname = `/timeline-${fixtures}`;
-  const endpoint = await WebhookEndpoint.create({
-    id: newId('whe'),
-    accountId: ws.accountId,
-    environment: 'test',
-    url: receiver.url(pathname),
-    events: [],
-    description: null,
-    active: true,
-    secretSealed: box.seal(secret),
-  });
+  const { row: endpoint, secret } = await insertWebhookEndpoint(ws, { url: receiver.url(pathname) });
   return { accountId: ws.accountId, secretKey: ws.secretKey, endpoint, secret, path: pathname };
 }
 

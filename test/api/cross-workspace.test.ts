@@ -1,0 +1,173 @@
+import { QueryTypes } from 'sequelize';
+import { hashKey } from '../../lib/api-key-secrets';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
+import { insertApiKeys } from '../fixtures/api-keys';
+import { insertCredibilityItem } from '../fixtures/credibility';
+import { insertProduct, insertProductFile } from '../fixtures/products';
+import { insertWebhookEndpoint } from '../fixtures/webhooks';
+import { http, useTestApi } from '../helpers/context';
+
+// Every authenticated route with an id in its path, taken from the served OpenAPI document, is called with
+// workspace A's ids by another workspace and by A's own other environment: each call must be a 404 that
+// leaves all of A's rows as they were.
+
+const t = useTestApi();
+
+const METHODS = ['get', 'post', 'patch', 'delete'] as const;
+type Method = (typeof METHODS)[number];
+type OpenApi = { paths: Record<string, Partial<Record<Method, { security?: unknown[] }>>> };
+
+/** One of each of A's resources, in its test environment. */
+interface Owned {
+  productId: string;
+  fileId: string;
+  apiKeyId: string;
+  webhookEndpointId: string;
+  portfolioItemId: string;
+  testimonialId: string;
+  certificationId: string;
+}
+
+interface Probe {
+  params: (owned: Owned) => Record<string, string>;
+  /** Every documented method, with a valid body (null: none), so that only the ownership check can refuse it. */
+  methods: Partial<Record<Method, Record<string, unknown> | null>>;
+  /** The 404 code the contract gives the path; RESOURCE_NOT_FOUND unless it says otherwise (warehouses: NOT_FOUND). */
+  code?: 'NOT_FOUND';
+}
+
+/** A route added without an entry here fails the test: say which resource fills its ids. */
+const PROBES: Record<string, Probe> = {
+  '/v1/account/api-keys/{id}': { params: (o) => ({ id: o.apiKeyId }), methods: { delete: null } },
+  '/v1/storefront/products/{id}': { params: (o) => ({ id: o.productId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
+  '/v1/storefront/products/{id}/ai-generate': { params: (o) => ({ id: o.productId }), methods: { post: null } },
+  '/v1/storefront/products/{id}/files': { params: (o) => ({ id: o.productId }), methods: { post: { fileName: 'planted.pdf', fileSize: 10 } } },
+  '/v1/storefront/products/{id}/files/{fileId}': { params: (o) => ({ id: o.productId, fileId: o.fileId }), methods: { delete: null } },
+  '/v1/portfolio/{id}': { params: (o) => ({ id: o.portfolioItemId }), methods: { get: null, patch: { title: 'Taken over' }, delete: null } },
+  '/v1/testimonials/{id}': { params: (o) => ({ id: o.testimonialId }), methods: { get: null, patch: { quote: 'Taken over' }, delete: null } },
+  '/v1/certifications/{id}': { params: (o) => ({ id: o.certificationId }), methods: { get: null, patch: { issuer: 'Taken over' }, delete: null } },
+  '/v1/payment/webhook-endpoints/{id}': {
+    params: (o) => ({ id: o.webhookEndpointId }),
+    methods: { get: null, patch: { description: 'Taken over', rotateSecret: true }, delete: null },
+  },
+  '/v1/payment/webhook-endpoints/{id}/deliveries': { params: (o) => ({ id: o.webhookEndpointId }), methods: { get: null } },
+  '/v1/payment/webhook-endpoints/{id}/test': { params: (o) => ({ id: o.webhookEndpointId }), methods: { post: null } },
+};
+
+interface Call {
+  method: Method;
+  /** The documented path, e.g. /v1/portfolio/{id}. */
+  route: string;
+  url: string;
+  body: Record<string, unknown> | null;
+  code: string;
+}
+
+/** The calls to make: one per documented method of every authenticated path with a parameter. */
+function callsFor(doc: OpenApi, owned: Owned): Call[] {
+  const calls: Call[] = [];
+  for (const [route, operations] of Object.entries(doc.paths)) {
+    if (!route.includes('{')) continue;
+    for (const method of METHODS) {
+      const operation = operations[method];
+      if (!operation?.security?.length) continue;
+      const probe = PROBES[route];
+      if (!probe) throw new Error(`no fixture for path ${route}: add it to PROBES in test/api/cross-workspace.test.ts`);
+      const body = probe.methods[method];
+      if (body === undefined) throw new Error(`no fixture for ${method.toUpperCase()} ${route}: add the method to its PROBES entry`);
+      const params = probe.params(owned);
+      const url = `/api${route.replace(/\{(\w+)\}/g, (_, name: string) => {
+        const value = params[name];
+        if (!value) throw new Error(`PROBES entry for ${route} gives no value for {${name}}`);
+        return value;
+      })}`;
+      calls.push({ method, route, url, body, code: probe.code ?? 'RESOURCE_NOT_FOUND' });
+    }
+  }
+  return calls;
+}
+
+type Rows = Record<string, unknown>[];
+
+/**
+ * Every row the workspace holds, in every table with an account_id, plus its account row. The calling
+ * key's own lastUsedAt is left out: using a key records that it was used.
+ */
+async function snapshot(accountId: string, callerKey: string): Promise<Record<string, Rows>> {
+  const tables = await t.ctx.sequelize.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY table_name`,
+    { type: QueryTypes.SELECT },
+  );
+  const callerHash = hashKey(callerKey);
+  const result: Record<string, Rows> = {
+    accounts: await rowsOf(`SELECT to_jsonb(a) AS row FROM accounts a WHERE id = :accountId`, accountId),
+  };
+  for (const { table_name: table } of tables) {
+    const rows = await rowsOf(`SELECT to_jsonb(t) AS row FROM "${table}" t WHERE account_id = :accountId`, accountId);
+    result[table] = rows
+      .map((row) => (row.key_hash === callerHash ? { ...row, last_used_at: '(the caller)' } : row))
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  }
+  return result;
+}
+
+async function rowsOf(sql: string, accountId: string): Promise<Rows> {
+  const rows = await t.ctx.sequelize.query<{ row: Record<string, unknown> }>(sql, { type: QueryTypes.SELECT, replacements: { accountId } });
+  return rows.map((r) => r.row);
+}
+
+let owner: CreatedWorkspace;
+let owned: Owned;
+let doc: OpenApi;
+
+beforeAll(async () => {
+  owner = await t.ctx.createWorkspace({ plan: 'pro' });
+  const productId = await insertProduct(t.ctx.sequelize, owner);
+  const [apiKeyId] = await insertApiKeys(owner, 1);
+  owned = {
+    productId,
+    fileId: (await insertProductFile(owner, productId)).id,
+    apiKeyId: apiKeyId!,
+    webhookEndpointId: (await insertWebhookEndpoint(owner)).row.id,
+    portfolioItemId: await insertCredibilityItem(t.ctx.sequelize, 'portfolio_items', owner),
+    testimonialId: await insertCredibilityItem(t.ctx.sequelize, 'testimonials', owner),
+    certificationId: await insertCredibilityItem(t.ctx.sequelize, 'certifications', owner),
+  };
+  doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
+});
+
+describe('ids of another workspace or environment', () => {
+  it('has a probe for every documented route and method with an id, and none for one that is gone', () => {
+    const called = callsFor(doc, owned).map((c) => `${c.method} ${c.route}`);
+    const probed = Object.entries(PROBES).flatMap(([route, probe]) => Object.keys(probe.methods).map((method) => `${method} ${route}`));
+    expect(called.sort()).toEqual(probed.sort());
+  });
+
+  it('probes real rows: every id filled in belongs to A’s test environment', async () => {
+    const rows = Object.values(await snapshot(owner.accountId, owner.secretKey)).flat();
+    for (const id of Object.values(owned)) {
+      expect({ id, environment: rows.find((r) => r.id === id)?.environment }).toEqual({ id, environment: 'test' });
+    }
+  });
+
+  it.each([
+    ['another workspace’s secret key', async () => (await t.ctx.createWorkspace({ plan: 'pro' })).secretKey],
+    ['the same workspace’s live secret key', async () => owner.liveSecretKey],
+  ])('answers 404 to %s on every method of every id route, changing none of A’s rows', async (_who, keyOf) => {
+    const key = await keyOf();
+    const outcomes: string[] = [];
+    for (const call of callsFor(doc, owned)) {
+      const before = await snapshot(owner.accountId, key);
+      const res = await http<{ error: { code: string } | null }>(t.api.baseUrl, call.method.toUpperCase(), call.url, {
+        key,
+        ...(call.body ? { body: call.body } : {}),
+      });
+      const changed = Object.entries(await snapshot(owner.accountId, key))
+        .filter(([table, rows]) => JSON.stringify(rows) !== JSON.stringify(before[table]))
+        .map(([table]) => table);
+      outcomes.push(`${call.method.toUpperCase()} ${call.route}: ${res.status} ${res.body?.error?.code ?? ''}${changed.length ? `, changed ${changed.join(', ')}` : ''}`);
+    }
+    // One readable table: every route that let the caller in or wrote anything shows up in the diff.
+    expect(outcomes).toEqual(callsFor(doc, owned).map((c) => `${c.method.toUpperCase()} ${c.route}: 404 ${c.code}`));
+  });
+});
