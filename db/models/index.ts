@@ -3,6 +3,8 @@ import { Account } from './account';
 import { ApiKey } from './api-key';
 import { AuditLog } from './audit-log';
 import { Certification } from './certification';
+import { DiscountCode } from './discount-code';
+import { DiscountRedemption } from './discount-redemption';
 import { Event } from './event';
 import { IdempotencyKey } from './idempotency-key';
 import { PortfolioItem } from './portfolio-item';
@@ -14,14 +16,16 @@ import { WebhookEndpoint } from './webhook-endpoint';
 
 export { Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile };
 export { WebhookEndpoint, WebhookDeliveryAttempt };
+export { DiscountCode, DiscountRedemption };
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
+export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
 export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt]) model.initModel(sequelize);
+  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, DiscountCode, DiscountRedemption]) model.initModel(sequelize);
 }

@@ -32,6 +32,8 @@ describe('OpenAPI', () => {
         '/v1/payment/webhook-endpoints/{id}',
         '/v1/payment/webhook-endpoints/{id}/deliveries',
         '/v1/payment/webhook-endpoints/{id}/test',
+        '/v1/discount-codes',
+        '/v1/discount-codes/{id}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
