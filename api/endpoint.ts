@@ -49,6 +49,8 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   response?: R;
   status?: number;
   paginated?: boolean;
+  /** The route's own rate limit in place of the default one (per workspace; per IP on public routes), e.g. a public write's. */
+  rateLimit?: RequestHandler;
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -117,8 +119,8 @@ export class ApiRouter {
     const { deps } = this;
     const chain: RequestHandler[] =
       endpoint.access === 'public'
-        ? [deps.rateLimits.perIp]
-        : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
+        ? [endpoint.rateLimit ?? deps.rateLimits.perIp]
+        : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);

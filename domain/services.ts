@@ -9,14 +9,17 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createMerchantResolver } from './storefront/resolve-merchant';
+import { createStorefrontService } from './storefront/service';
 import { createWebhookEndpointService } from './webhooks/endpoints';
 import { createWorkspaceService } from './workspaces/service';
 
 /** Every domain service, built once per process from one set of dependencies. */
 export function createServices(deps: ServiceDeps) {
   const webhookEndpoints = createWebhookEndpointService(deps);
+  const apiKeys = createApiKeyService(deps);
   return {
-    apiKeys: createApiKeyService(deps),
+    apiKeys,
     workspaces: createWorkspaceService(deps),
     // Module checks reconcile the system-managed webhook endpoints.
     modules: createModuleService({ onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags) }),
@@ -27,6 +30,7 @@ export function createServices(deps: ServiceDeps) {
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),
     discountCodes: createDiscountCodeService(deps),
+    storefront: createStorefrontService(deps, createMerchantResolver(apiKeys)),
   };
 }
 

@@ -9,6 +9,7 @@ import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
+import { storefrontPublicRouter } from './storefront-public/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
 
 /** What every router gets: the endpoint machinery and the domain services. */
@@ -26,4 +27,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
   discountCodesRouter,
+  storefrontPublicRouter,
 ];

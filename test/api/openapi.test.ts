@@ -34,6 +34,7 @@ describe('OpenAPI', () => {
         '/v1/payment/webhook-endpoints/{id}/test',
         '/v1/discount-codes',
         '/v1/discount-codes/{id}',
+        '/v1/storefront/public/validate-discount',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
