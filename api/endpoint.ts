@@ -58,6 +58,8 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * `If-None-Match` is answered 304 (the envelope's request id and timestamp differ on every response).
    */
   cacheSeconds?: number;
+  /** The route's own rate limit in place of the default one (per workspace; per IP on public routes), e.g. a public write's. */
+  rateLimit?: RequestHandler;
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -126,10 +128,10 @@ export class ApiRouter {
     const { deps } = this;
     const chain: RequestHandler[] =
       endpoint.access === 'public'
-        ? [deps.rateLimits.perIp]
+        ? [endpoint.rateLimit ?? deps.rateLimits.perIp]
         : endpoint.access === 'storefront'
-          ? [deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
-          : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
+          ? [endpoint.rateLimit ?? deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
+          : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);

@@ -3,6 +3,7 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createDiscountCodeService } from './discounts/service';
 import { createModuleService } from './modules/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
@@ -33,6 +34,7 @@ export function createServices(deps: ServiceDeps) {
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),
+    discountCodes: createDiscountCodeService(deps),
   };
 }
 

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   manualOrder: 'mord',
   license: 'lic',
   discountCode: 'disc',
+  discountRedemption: 'dred',
   portfolioItem: 'pfi',
   testimonial: 'tst',
   certification: 'crt',

@@ -3,9 +3,18 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
 import { AppError } from '../../lib/errors';
 
+/** Document 1, Limits: public writes are limited per client IP *and* merchant, each with its own budget. */
+export const PUBLIC_WRITE_LIMITS_PER_MINUTE = {
+  validateDiscount: 30,
+  checkoutCreate: 10,
+} as const;
+export type PublicWriteLimit = keyof typeof PUBLIC_WRITE_LIMITS_PER_MINUTE;
+
 export interface RateLimits {
   perWorkspace: RequestHandler;
   perIp: RequestHandler;
+  /** One limiter per public write; another merchant's budget is untouched by this one's. */
+  perIpPerMerchant: Record<PublicWriteLimit, RequestHandler>;
 }
 
 /** How long a process may hold counted requests before adding them to the shared counter. */
@@ -120,10 +129,23 @@ function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): 
   };
 }
 
-/** Per workspace and environment on authenticated routes; per client IP on public ones. */
+/**
+ * The merchant a public write names: the `:merchantSlug` path parameter or the body's `merchantSlug`, as sent
+ * (lowercased, as slugs are), before validation — the limit runs first, so an invalid body still counts.
+ */
+function merchantSlugOf(req: Request): string {
+  const body: unknown = req.body;
+  const slug = req.params.merchantSlug ?? (typeof body === 'object' && body !== null ? (body as { merchantSlug?: unknown }).merchantSlug : undefined);
+  return typeof slug === 'string' ? slug.toLowerCase() : '';
+}
+
+/** Per workspace and environment on authenticated routes; per client IP on public reads; per IP and merchant on public writes. */
 export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePerMinute: number; perIpPerMinute: number }): RateLimits {
+  const perIpPerMerchant = (name: PublicWriteLimit) =>
+    middleware(limiter(sequelize, `ipm:${name}`, PUBLIC_WRITE_LIMITS_PER_MINUTE[name]), (req) => `${req.ip ?? 'unknown'}:${merchantSlugOf(req)}`);
   return {
     perWorkspace: middleware(limiter(sequelize, 'ws', limits.perWorkspacePerMinute), (req) => `${req.auth?.accountId}:${req.auth?.environment}`),
     perIp: middleware(limiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
+    perIpPerMerchant: { validateDiscount: perIpPerMerchant('validateDiscount'), checkoutCreate: perIpPerMerchant('checkoutCreate') },
   };
 }

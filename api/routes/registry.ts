@@ -6,6 +6,7 @@ import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { credibilityRouter } from './credibility/router';
+import { discountCodesRouter } from './discount-codes/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
@@ -30,4 +31,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
+  discountCodesRouter,
 ];

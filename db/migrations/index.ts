@@ -4,6 +4,7 @@ import * as catalogue from './0002-catalogue';
 import * as credibility from './0003-credibility';
 import * as webhooks from './0004-webhooks';
 import * as aiRunsProductIndex from './0005-ai-runs-product-index';
+import * as discounts from './0006-discounts';
 import * as storefrontSettings from './0009-storefront-settings';
 import * as referralsTracking from './0011-referrals-tracking';
 
@@ -20,6 +21,7 @@ export const migrations: Migration[] = [
   { name: '0003-credibility', ...credibility },
   { name: '0004-webhooks', ...webhooks },
   { name: '0005-ai-runs-product-index', ...aiRunsProductIndex },
+  { name: '0006-discounts', ...discounts },
   { name: '0009-storefront-settings', ...storefrontSettings },
   { name: '0011-referrals-tracking', ...referralsTracking },
 ];

@@ -4,6 +4,8 @@ import { ApiKey } from './api-key';
 import { AuditLog } from './audit-log';
 import { Certification } from './certification';
 import { CustomDomain } from './custom-domain';
+import { DiscountCode } from './discount-code';
+import { DiscountRedemption } from './discount-redemption';
 import { Event } from './event';
 import { IdempotencyKey } from './idempotency-key';
 import { PortfolioItem } from './portfolio-item';
@@ -14,16 +16,53 @@ import { Testimonial } from './testimonial';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt';
 import { WebhookEndpoint } from './webhook-endpoint';
 
-export { Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile };
-export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, ReferralLink };
+export {
+  Account,
+  ApiKey,
+  AuditLog,
+  Certification,
+  CustomDomain,
+  DiscountCode,
+  DiscountRedemption,
+  Event,
+  IdempotencyKey,
+  PortfolioItem,
+  Product,
+  ProductFile,
+  ReferralLink,
+  Testimonial,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+};
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
+export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
 export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 
+/** Every model, one per table (a new table adds one line here and one above). */
+const MODELS = [
+  Account,
+  ApiKey,
+  AuditLog,
+  Certification,
+  CustomDomain,
+  DiscountCode,
+  DiscountRedemption,
+  Event,
+  IdempotencyKey,
+  PortfolioItem,
+  Product,
+  ProductFile,
+  ReferralLink,
+  Testimonial,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+];
+
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, ReferralLink]) model.initModel(sequelize);
+  for (const model of MODELS) model.initModel(sequelize);
 }

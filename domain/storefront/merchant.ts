@@ -21,11 +21,11 @@ export interface Merchant {
 const MERCHANT_COLUMNS = `a.id, a.name, a.slug, a.description, a.brand_color AS "brandColor", a.brand_logo AS "brandLogo",
   a.brand_banner AS "brandBanner", a.meta_pixel_id AS "metaPixelId", a.google_tag_id AS "googleTagId", a.tiktok_pixel_id AS "tiktokPixelId"`;
 
-/** The workspace whose slug, or one of whose custom domains, this is; undefined when none. */
+/** The workspace whose slug, or one of whose custom domains, this is (either matched case-insensitively); undefined when none. */
 export async function findMerchant(sequelize: Sequelize, slugOrHost: string): Promise<Merchant | undefined> {
   const [row] = await sequelize.query<Merchant>(
     `SELECT ${MERCHANT_COLUMNS} FROM accounts a
-      WHERE a.slug = :value
+      WHERE a.slug = lower(:value)
          OR a.id = (SELECT d.account_id FROM custom_domains d WHERE d.hostname = lower(:value))
       LIMIT 1`,
     { replacements: { value: slugOrHost }, type: QueryTypes.SELECT },

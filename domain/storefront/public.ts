@@ -3,6 +3,7 @@ import { productReadSql, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
+import { validateDiscount, type CartItem, type DiscountValidation } from '../discounts/validate';
 import { toProductDto, type ProductDto } from '../products/dto';
 import type { ServiceDeps } from '../service-deps';
 import { findMerchant, resolveStorefront, type Merchant } from './merchant';
@@ -80,6 +81,12 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
         products: await publishedProducts(merchant, tenant),
         pixels: toPixelsDto(merchant),
       };
+    },
+
+    /** Quotes a code for a cart; the public route sends no buyer identity, so the per-customer limit waits for checkout. */
+    async validateDiscount(slugOrHost: string, auth: AuthContext | undefined, input: { code: string; items: CartItem[]; subtotalAmount?: number }): Promise<DiscountValidation> {
+      const { tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
+      return validateDiscount(sequelize, { tenant, ...input });
     },
 
     async pixels(slugOrHost: string, auth: AuthContext | undefined) {

@@ -4,6 +4,7 @@ import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
+import { insertDiscountCode } from '../fixtures/discounts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -28,6 +29,7 @@ interface Owned {
   testimonialId: string;
   certificationId: string;
   referralLinkId: string;
+  discountCodeId: string;
 }
 
 interface Probe {
@@ -54,6 +56,7 @@ const PROBES: Record<string, Probe> = {
   },
   '/v1/payment/webhook-endpoints/{id}/deliveries': { params: (o) => ({ id: o.webhookEndpointId }), methods: { get: null } },
   '/v1/payment/webhook-endpoints/{id}/test': { params: (o) => ({ id: o.webhookEndpointId }), methods: { post: null } },
+  '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
 };
 
@@ -137,6 +140,7 @@ beforeAll(async () => {
     testimonialId: await insertCredibilityItem(t.ctx.sequelize, 'testimonials', owner),
     certificationId: await insertCredibilityItem(t.ctx.sequelize, 'certifications', owner),
     referralLinkId: (await insertReferralLink(owner)).id,
+    discountCodeId: (await insertDiscountCode(owner)).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

@@ -2,6 +2,7 @@ import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
 import {
   CaptureReferralBody,
+  DiscountQuote,
   Landing,
   Merchant,
   MerchantParams,
@@ -16,6 +17,7 @@ import {
   TrackBody,
   Unsubscribed,
   UnsubscribeQuery,
+  ValidateDiscountBody,
 } from './schemas';
 
 /** Buyers' reads, cached for a minute by any CDN in front (ETag + 304). */
@@ -45,6 +47,19 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: TrackAccepted,
       status: 202,
       handler: async ({ body, auth }) => ({ data: await storefrontActivity.track(auth, body) }),
+    })
+    .add({
+      method: 'post',
+      path: '/validate-discount',
+      summary: 'Quote a discount code for a cart: 200 with `valid: true` and the amount, or `valid: false` and the reason',
+      access: 'storefront',
+      rateLimit: deps.rateLimits.perIpPerMerchant.validateDiscount,
+      body: ValidateDiscountBody,
+      response: DiscountQuote,
+      handler: async ({ body, auth }) => {
+        const { merchantSlug, ...quote } = body;
+        return { data: await storefront.validateDiscount(merchantSlug, auth, quote) };
+      },
     })
     .add({ ...unsubscribe, method: 'get', path: '/abandoned-cart/unsubscribe', handler: async ({ query }) => ({ data: await storefrontActivity.unsubscribe(query.token) }) })
     .add({ ...unsubscribe, method: 'post', path: '/abandoned-cart/unsubscribe', handler: async ({ query }) => ({ data: await storefrontActivity.unsubscribe(query.token) }) })

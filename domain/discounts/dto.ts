@@ -1,0 +1,38 @@
+import type { Attributes } from 'sequelize';
+import type { DiscountCode } from '../../db/models';
+
+/** A discount-code row from the model or from a raw list page (where bigint columns arrive as strings). */
+export type DiscountCodeRow = Omit<Attributes<DiscountCode>, 'value' | 'minPurchaseAmount'> & {
+  value: number | string;
+  minPurchaseAmount: number | string | null;
+};
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** The one discount-code shape of create, list, retrieve, update and delete. Amounts in the smallest unit. */
+export function toDiscountCodeDto(row: DiscountCodeRow) {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    code: row.code,
+    description: row.description,
+    type: row.type,
+    value: Number(row.value),
+    currency: row.currency,
+    scope: row.scope,
+    productIds: row.productIds,
+    tagFilter: row.tagFilter,
+    minPurchaseAmount: row.minPurchaseAmount === null ? null : Number(row.minPurchaseAmount),
+    maxUsesTotal: row.maxUsesTotal,
+    maxUsesPerCustomer: row.maxUsesPerCustomer,
+    usesTotal: row.usesTotal,
+    startsAt: iso(row.startsAt),
+    expiresAt: iso(row.expiresAt),
+    active: row.active,
+    public: row.public,
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+}
+
+export type DiscountCodeDto = ReturnType<typeof toDiscountCodeDto>;

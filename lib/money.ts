@@ -1,0 +1,19 @@
+/**
+ * Currency exponents: how many digits of the smallest unit make one whole unit. Document 1 keeps product
+ * `price` in whole units and other amounts (discount values, checkout totals) in the smallest unit, so every
+ * amount that mixes the two goes through here (docs/decisions/money.md).
+ */
+export const CURRENCY_EXPONENTS = {
+  // Rupiah has sen on paper but none in circulation or in payment rails: the smallest unit is one rupiah.
+  IDR: 0,
+  USD: 2,
+} as const;
+
+export type MoneyCurrency = keyof typeof CURRENCY_EXPONENTS;
+
+/** An amount in whole units as an integer in the smallest unit (1 USD → 100, 1 IDR → 1). */
+export function toSmallestUnit(wholeUnits: number, currency: MoneyCurrency): number {
+  const amount = wholeUnits * 10 ** CURRENCY_EXPONENTS[currency];
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`${wholeUnits} ${currency} is not representable in the smallest unit`);
+  return amount;
+}
