@@ -3,9 +3,11 @@ import { sendError } from '../envelope';
 import { AppError, internalError } from '../../lib/errors';
 import { httpStatusOf } from '../errors';
 
-/** Turns body-parser's failures into documented errors instead of its HTML defaults. */
-function fromBodyParser(err: { type?: string; status?: number }): AppError | undefined {
-  switch (err.type) {
+/** Turns transport failures (a body-parser error, an undecodable path) into documented errors instead of HTML defaults. */
+function fromTransport(err: unknown): AppError | undefined {
+  // The router decodes path parameters and fails on a malformed percent-encoding (`%FF`) with a URIError.
+  if (err instanceof URIError) return new AppError('VALIDATION_ERROR', 'The URL path is not valid percent-encoded UTF-8');
+  switch ((err as { type?: string }).type) {
     case 'entity.parse.failed':
       return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON');
     case 'entity.too.large':
@@ -24,7 +26,7 @@ export const routeNotFound: RequestHandler = (req) => {
 
 /** The one place an error becomes a response: known errors keep their code; anything else is a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const known = err instanceof AppError ? err : fromBodyParser(err as { type?: string });
+  const known = err instanceof AppError ? err : fromTransport(err);
   if (known) {
     if (httpStatusOf(known) >= 500) req.log.error({ err }, known.message);
     sendError(req, res, known);
