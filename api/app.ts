@@ -10,6 +10,7 @@ import { createStorage, type BlobStorage } from '../lib/storage';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { methodNotAllowed } from './middleware/method-not-allowed';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { buildDocument, createRegistry } from './openapi';
@@ -76,6 +77,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
       perWorkspacePerMinute: config.RATE_LIMIT_PER_MINUTE,
       perIpPerMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
     }),
+    methodsByPath: new Map(),
   };
 
   const api = express.Router();
@@ -87,6 +89,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
     res.json(document);
   });
   api.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Commerce Service API' }));
+  api.use(methodNotAllowed(deps.methodsByPath));
 
   app.use('/api', api);
   app.use(routeNotFound);

@@ -9,6 +9,7 @@ import { AppError, type ErrorDetail } from '../lib/errors';
 import { sendData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
+import type { MethodsByPath } from './middleware/method-not-allowed';
 import type { RateLimits } from './middleware/rate-limit';
 import { ErrorEnvelope, successEnvelope } from './openapi';
 
@@ -58,6 +59,8 @@ export interface EndpointDeps {
   apiKeys: ApiKeyService;
   rateLimits: RateLimits;
   box: CryptoBox;
+  /** Shared by every router of the app, for the 405 answers mounted after them. */
+  methodsByPath: MethodsByPath;
 }
 
 function toDetails(error: z.ZodError): ErrorDetail[] {
@@ -141,7 +144,9 @@ export class ApiRouter {
       const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
       sendData(req, res, endpoint.status ?? 200, result.data, page);
     });
-    this.router[endpoint.method](this.fullPath(endpoint.path), ...chain);
+    const path = this.fullPath(endpoint.path);
+    this.router[endpoint.method](path, ...chain);
+    deps.methodsByPath.set(path, (deps.methodsByPath.get(path) ?? new Set()).add(endpoint.method));
     this.register(endpoint);
     return this;
   }

@@ -14,6 +14,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   LABEL_NOT_AVAILABLE: 404,
   ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   fulfillment_module_disabled: 409,
   INVALID_STATE: 409,
   INSUFFICIENT_STOCK: 409,

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'LABEL_NOT_AVAILABLE',
   'ROUTE_NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'fulfillment_module_disabled',
   'INVALID_STATE',
   'INSUFFICIENT_STOCK',

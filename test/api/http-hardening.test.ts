@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/logger';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
@@ -37,5 +38,37 @@ describe('a path that does not decode', () => {
   it('still answers a well-formed id that does not exist with 404', async () => {
     const res = await http(api.baseUrl, 'GET', `/api/v1/storefront/products/${encodeURIComponent('prod_ü')}`, { key: ws.secretKey });
     expect(res.status).toBe(404);
+  });
+});
+
+/** node:http, because fetch refuses methods such as TRACE. */
+function rawRequest(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${api.baseUrl}${path}`, { method }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('a known path with a method it does not serve', () => {
+  it.each([
+    ['PUT', '/api/v1/account/api-keys', 'GET, HEAD, POST'],
+    ['TRACE', '/api/v1/account/api-keys', 'GET, HEAD, POST'],
+    ['PUT', '/api/v1/storefront/products/prod_1', 'GET, HEAD, PATCH, DELETE'],
+    ['GET', '/api/v1/storefront/products/prod_1/files', 'POST'],
+  ])('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, path, allow) => {
+    const res = await rawRequest(method, path);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.body).toMatchObject({ data: null, error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it('keeps 404 for a path nothing serves', async () => {
+    expectError(await http(api.baseUrl, 'PUT', '/api/v1/account/nothing', { key: ws.secretKey }), 404, 'ROUTE_NOT_FOUND');
   });
 });
