@@ -11,6 +11,7 @@ import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { methodNotAllowed } from './middleware/method-not-allowed';
+import { docsContentSecurityPolicy, securityHeaders } from './middleware/security-headers';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { buildDocument, createRegistry } from './openapi';
@@ -32,6 +33,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  app.use(securityHeaders);
   app.use(requestId);
   if (logger.isLevelEnabled('fatal')) {
     app.use(
@@ -88,7 +90,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   api.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  api.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Commerce Service API' }));
+  api.use('/docs', docsContentSecurityPolicy(config.PUBLIC_BASE_URL), swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Commerce Service API' }));
   api.use(methodNotAllowed(deps.methodsByPath));
 
   app.use('/api', api);

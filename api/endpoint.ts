@@ -11,6 +11,7 @@ import { authenticate, requireAccess } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import type { MethodsByPath } from './middleware/method-not-allowed';
 import type { RateLimits } from './middleware/rate-limit';
+import { noStore } from './middleware/security-headers';
 import { ErrorEnvelope, successEnvelope } from './openapi';
 
 /** Who may call an endpoint: no key, any key (publishable included), or only a secret key. */
@@ -121,7 +122,7 @@ export class ApiRouter {
     const chain: RequestHandler[] =
       endpoint.access === 'public'
         ? [deps.rateLimits.perIp]
-        : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
+        : [noStore, authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);

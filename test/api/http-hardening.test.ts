@@ -72,3 +72,49 @@ describe('a known path with a method it does not serve', () => {
     expectError(await http(api.baseUrl, 'PUT', '/api/v1/account/nothing', { key: ws.secretKey }), 404, 'ROUTE_NOT_FOUND');
   });
 });
+
+describe('security headers', () => {
+  it('sends nosniff and a deny-all CSP on API responses, and no-store on authenticated ones (a new key value)', async () => {
+    const res = await http(api.baseUrl, 'POST', '/api/v1/account/api-keys', {
+      key: ws.secretKey,
+      body: { name: 'ci', environment: 'test', access: 'secret' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+  });
+
+  it('sends no-store on a webhook secret, on a list and on a refused key', async () => {
+    const created = await http(api.baseUrl, 'POST', '/api/v1/payment/webhook-endpoints', { key: ws.secretKey, body: { url: 'https://hooks.example.com/x' } });
+    expect(created.status).toBe(201);
+    const list = await http(api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: ws.secretKey });
+    const refused = await http(api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: 'sk_test_nope' });
+    expect(refused.status).toBe(401);
+    for (const res of [created, list, refused]) expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('keeps /healthz and /readyz working, with the same headers', async () => {
+    const health = await http(api.baseUrl, 'GET', '/healthz');
+    const ready = await http(api.baseUrl, 'GET', '/readyz');
+    expect([health.status, ready.status]).toEqual([200, 200]);
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('serves the docs page under a CSP that its own scripts and styles satisfy', async () => {
+    const page = await http(api.baseUrl, 'GET', '/api/docs/');
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    // No inline script: every <script> has a src, and 'self' then covers them.
+    expect(page.text.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull();
+    const assets = [...page.text.matchAll(/(?:src|href)=["']\.\/([^"']+)["']/g)].map((m) => m[1]!);
+    expect(assets).toEqual(expect.arrayContaining(['swagger-ui-bundle.js', 'swagger-ui-init.js', 'swagger-ui.css']));
+    for (const asset of assets) {
+      const res = await fetch(`${api.baseUrl}/api/docs/${asset}`);
+      await res.arrayBuffer();
+      expect({ asset, status: res.status }).toEqual({ asset, status: 200 });
+    }
+  });
+});
