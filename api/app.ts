@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
+import { requestDeadline } from './middleware/deadline';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { methodNotAllowed } from './middleware/method-not-allowed';
 import { docsContentSecurityPolicy, securityHeaders } from './middleware/security-headers';
@@ -52,6 +53,8 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
     });
   }
 
+  app.use(requestDeadline(config.REQUEST_TIMEOUT));
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -80,10 +83,10 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
       perIpPerMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
     }),
     methodsByPath: new Map(),
+    parseJson: express.json({ limit: config.BODY_LIMIT }),
   };
 
   const api = express.Router();
-  api.use(express.json({ limit: config.BODY_LIMIT }));
   for (const route of ROUTES) api.use(route(deps));
 
   const document = buildDocument(registry, `${config.PUBLIC_BASE_URL}/api`);

@@ -7,7 +7,9 @@ import type { AuthContext } from '../domain/auth-context';
 import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorDetail } from '../lib/errors';
 import { sendData } from './envelope';
+import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { authenticate, requireAccess } from './middleware/auth';
+import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
 import type { MethodsByPath } from './middleware/method-not-allowed';
 import type { RateLimits } from './middleware/rate-limit';
@@ -62,6 +64,8 @@ export interface EndpointDeps {
   box: CryptoBox;
   /** Shared by every router of the app, for the 405 answers mounted after them. */
   methodsByPath: MethodsByPath;
+  /** express.json with the app's BODY_LIMIT; runs in each route's chain, never before authentication. */
+  parseJson: RequestHandler;
 }
 
 function toDetails(error: z.ZodError): ErrorDetail[] {
@@ -102,6 +106,12 @@ function requireBodyType(multipart: boolean): RequestHandler {
   };
 }
 
+/** An upload streams for up to the upload allowance; everything else keeps the short request deadline. */
+const allowUploadTime: RequestHandler = (req, res, next) => {
+  if (isMultipart(req)) extendDeadline(req, res, MAX_UPLOAD_DURATION_MS);
+  next();
+};
+
 /**
  * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
  * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
@@ -123,9 +133,13 @@ export class ApiRouter {
       endpoint.access === 'public'
         ? [deps.rateLimits.perIp]
         : [noStore, authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), deps.rateLimits.perWorkspace];
-    if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
+    // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
+    if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
+    if (endpoint.multipart) chain.push(allowUploadTime);
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);
+      // A multipart body is read by the handler, still under the deadline.
+      if (!multipart) markBodyRead(req);
       res.locals.input = {
         multipart,
         body: multipart ? undefined : parse(endpoint.body, req.body ?? {}, 'body'),

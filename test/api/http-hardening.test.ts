@@ -1,8 +1,10 @@
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/logger';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
+import { streamUpload } from '../helpers/multipart';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 
 let ctx: TestContext;
@@ -116,5 +118,91 @@ describe('security headers', () => {
       await res.arrayBuffer();
       expect({ asset, status: res.status }).toEqual({ asset, status: 200 });
     }
+  });
+});
+
+interface SlowRequest {
+  socket: Socket;
+  /** The raw response (head and body) and when its first byte came, in ms after the request was opened. */
+  response: Promise<{ raw: string; after: number }>;
+  /** When the server closed the connection, in ms after the request was opened. */
+  closed: Promise<number>;
+}
+
+/** Sends a request head declaring a body of `declared` bytes and then only `sent` of them, over a raw socket. */
+function slowRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>, declared: number, sent: string): SlowRequest {
+  const { port } = new URL(baseUrl);
+  const socket = connect(Number(port), '127.0.0.1');
+  const started = Date.now();
+  const head = Object.entries({ host: `127.0.0.1:${port}`, 'content-length': String(declared), ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n${sent}`);
+  let raw = '';
+  let firstByte = 0;
+  const response = new Promise<{ raw: string; after: number }>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      firstByte ||= Date.now() - started;
+      raw += chunk.toString('utf8');
+      const [responseHead, body = ''] = raw.split('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(responseHead ?? '')?.[1];
+      if (length !== undefined && Buffer.byteLength(body) >= Number(length)) resolve({ raw, after: firstByte });
+    });
+  });
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - started)));
+  socket.on('error', () => undefined);
+  return { socket, response, closed };
+}
+
+const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
+
+describe('reading the body after authentication, within a deadline', () => {
+  let short: TestApi;
+  beforeAll(async () => {
+    short = await ctx.startApi({ REQUEST_TIMEOUT: '1s' });
+  });
+
+  it('refuses a request without a key at once, without waiting for its slow body, and then lets go of the socket', async () => {
+    const req = slowRequest(short.baseUrl, 'POST', '/api/v1/account/api-keys', { 'content-type': 'application/json' }, 1000, '{"name":');
+    const { raw, after } = await req.response;
+    expect(statusOf(raw)).toBe(401);
+    expect(raw).toContain('AUTHENTICATION_REQUIRED');
+    expect(after).toBeLessThan(900);
+    // The client keeps the rest of the body to itself: the server stops waiting for it at the deadline.
+    expect(await req.closed).toBeLessThan(5_000);
+  });
+
+  it('cuts a slow body on an authenticated route after the deadline with 408 REQUEST_TIMEOUT and closes the connection', async () => {
+    const req = slowRequest(
+      short.baseUrl,
+      'POST',
+      '/api/v1/account/api-keys',
+      { 'content-type': 'application/json', authorization: `Bearer ${ws.secretKey}` },
+      1000,
+      '{"name":',
+    );
+    const { raw, after } = await req.response;
+    expect(statusOf(raw)).toBe(408);
+    expect(raw).toContain('REQUEST_TIMEOUT');
+    expect(raw).toMatch(/connection: close/i);
+    expect(after).toBeGreaterThanOrEqual(900);
+    expect(after).toBeLessThan(5_000);
+    expect(await req.closed).toBeLessThan(6_000);
+  });
+
+  it('still answers a body that arrives in time', async () => {
+    const res = await http(short.baseUrl, 'POST', '/api/v1/account/api-keys', { key: ws.secretKey, body: { name: 'on time', environment: 'test', access: 'secret' } });
+    expect(res.status).toBe(201);
+  });
+
+  it('lets an upload take longer than the deadline', async () => {
+    const product = await http<{ data: { id: string } }>(short.baseUrl, 'POST', '/api/v1/storefront/products', {
+      key: ws.secretKey,
+      body: { name: 'Slow upload', price: 10, currency: 'USD', type: 'digital' },
+    });
+    expect(product.status).toBe(201);
+    const gate = new Promise<void>((resolve) => setTimeout(resolve, 2_500));
+    const res = await streamUpload(short.baseUrl, `/api/v1/storefront/products/${product.body.data.id}/files`, { key: ws.secretKey, size: 4096, pauseAfter: 100, gate });
+    expect(res.status).toBe(201);
   });
 });
