@@ -7,10 +7,14 @@ import type { ApiKeyService } from '../domain/api-keys/service';
 import type { AuthContext } from '../domain/auth-context';
 import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorDetail } from '../lib/errors';
+import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { sendData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
+import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
+import type { MethodsByPath } from './middleware/method-not-allowed';
 import type { RateLimits } from './middleware/rate-limit';
+import { noStore } from './middleware/security-headers';
 import { ErrorEnvelope, successEnvelope } from './openapi';
 
 /**
@@ -69,6 +73,10 @@ export interface EndpointDeps {
   apiKeys: ApiKeyService;
   rateLimits: RateLimits;
   box: CryptoBox;
+  /** Shared by every router of the app, for the 405 answers mounted after them. */
+  methodsByPath: MethodsByPath;
+  /** express.json with the app's BODY_LIMIT; runs in each route's chain, never before authentication. */
+  parseJson: RequestHandler;
 }
 
 function toDetails(error: z.ZodError): ErrorDetail[] {
@@ -109,6 +117,12 @@ function requireBodyType(multipart: boolean): RequestHandler {
   };
 }
 
+/** An upload streams for up to the upload allowance; everything else keeps the short request deadline. */
+const allowUploadTime: RequestHandler = (req, res, next) => {
+  if (isMultipart(req)) extendDeadline(req, res, MAX_UPLOAD_DURATION_MS);
+  next();
+};
+
 /**
  * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
  * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
@@ -128,13 +142,19 @@ export class ApiRouter {
     const { deps } = this;
     const chain: RequestHandler[] =
       endpoint.access === 'public'
-        ? [endpoint.rateLimit ?? deps.rateLimits.perIp]
+        ? [deps.rateLimits.perIp]
         : endpoint.access === 'storefront'
-          ? [endpoint.rateLimit ?? deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
-          : [authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
-    if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined));
+          ? [deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
+          : [noStore, authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
+    // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
+    if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
+    if (endpoint.multipart) chain.push(allowUploadTime);
+    // A public write's own limit is per merchant, named in the body: it runs once the body is read (the per-IP limit above ran first).
+    if (endpoint.rateLimit && (endpoint.access === 'public' || endpoint.access === 'storefront')) chain.push(endpoint.rateLimit);
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);
+      // A multipart body is read by the handler, still under the deadline.
+      if (!multipart) markBodyRead(req);
       res.locals.input = {
         multipart,
         body: multipart ? undefined : parse(endpoint.body, req.body ?? {}, 'body'),
@@ -160,7 +180,9 @@ export class ApiRouter {
       }
       sendData(req, res, endpoint.status ?? 200, result.data, page);
     });
-    this.router[endpoint.method](this.fullPath(endpoint.path), ...chain);
+    const path = this.fullPath(endpoint.path);
+    this.router[endpoint.method](path, ...chain);
+    deps.methodsByPath.set(path, (deps.methodsByPath.get(path) ?? new Set()).add(endpoint.method));
     this.register(endpoint);
     return this;
   }

@@ -4,8 +4,10 @@ import type { Logger } from '../lib/logger';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 
 /**
- * Node's default whole-request deadline (5 minutes) would cut a 500 MB product-file upload on a link slower
- * than ~1.7 MB/s, so the deadline is the upload allowance. Slow-header clients are still cut by `headersTimeout` (60 s).
+ * Node's whole-request deadline is one value for every route, so it is only the outer bound: the upload
+ * allowance (its 5-minute default would cut a 500 MB upload on a link slower than ~1.7 MB/s). Each request's
+ * own deadline is the app's (`REQUEST_TIMEOUT`, api/middleware/deadline.ts), which gives the hour to uploads
+ * alone. Slow-header clients are cut by `headersTimeout` (60 s).
  */
 const REQUEST_TIMEOUT_MS = MAX_UPLOAD_DURATION_MS;
 

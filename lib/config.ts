@@ -77,6 +77,8 @@ const schema = z.object({
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   ENCRYPTION_KEY: encryptionKey.optional(),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/, 'must look like 100kb or 1mb').default('1mb'),
+  /** How long a client may take to send a request body (uploads: an hour); a slow one is 408. */
+  REQUEST_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s')).default(60_000),
   // OpenAI-compatible chat-completions provider for product copy; unset = the built-in offline generator.
   AI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   AI_API_KEY: z.string().min(1).optional(),

@@ -3,11 +3,16 @@ import { sendError } from '../envelope';
 import { AppError, internalError } from '../../lib/errors';
 import { httpStatusOf } from '../errors';
 
-/** Turns body-parser's failures into documented errors instead of its HTML defaults. */
-function fromBodyParser(err: { type?: string; status?: number }): AppError | undefined {
-  switch (err.type) {
+/** Turns transport failures (a body-parser error, an undecodable path) into documented errors instead of HTML defaults. */
+function fromTransport(err: unknown): AppError | undefined {
+  // The router decodes path parameters and fails on a malformed percent-encoding (`%FF`) with a URIError.
+  if (err instanceof URIError) return new AppError('VALIDATION_ERROR', 'The URL path is not valid percent-encoded UTF-8');
+  switch ((err as { type?: string }).type) {
     case 'entity.parse.failed':
       return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON');
+    case 'request.aborted':
+      // The connection closed mid-body: the client went away, or the request deadline answered it.
+      return new AppError('VALIDATION_ERROR', 'The connection closed before the request body arrived');
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts');
     case 'encoding.unsupported':
@@ -24,16 +29,13 @@ export const routeNotFound: RequestHandler = (req) => {
 
 /** The one place an error becomes a response: known errors keep their code; anything else is a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const known = err instanceof AppError ? err : fromBodyParser(err as { type?: string });
-  if (known) {
-    if (httpStatusOf(known) >= 500) req.log.error({ err }, known.message);
-    sendError(req, res, known);
-    return;
-  }
-  req.log.error({ err }, 'unhandled error');
+  const known = err instanceof AppError ? err : fromTransport(err);
+  if (!known) req.log.error({ err }, 'unhandled error');
+  else if (httpStatusOf(known) >= 500) req.log.error({ err }, known.message);
+  // Already answered, e.g. 408 by the request deadline while an upload was still streaming.
   if (res.headersSent) {
     res.end();
     return;
   }
-  sendError(req, res, internalError());
+  sendError(req, res, known ?? internalError());
 };

@@ -34,8 +34,8 @@ function persistResponseBeforeSending(res: Response, claimId: string, box: Crypt
     const body = chunk === undefined || typeof chunk === 'function' ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
     const status = res.statusCode;
     const contentType = (res.getHeader('content-type') as string | undefined) ?? null;
-    // A 5xx may succeed on retry, so its key is released rather than pinned to the failure.
-    const store = status >= 500 ? releaseIdempotencyKey(claimId) : completeIdempotencyKey(claimId, { status, body: box.seal(body), contentType });
+    // A 5xx or a 408 (an upload cut by its deadline) may succeed on retry, so its key is released rather than pinned to the failure.
+    const store = status >= 500 || status === 408 ? releaseIdempotencyKey(claimId) : completeIdempotencyKey(claimId, { status, body: box.seal(body), contentType });
     store.catch(onError).finally(() => end(...args));
     return res;
   }) as Response['end'];

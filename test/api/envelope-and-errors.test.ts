@@ -62,7 +62,7 @@ describe('transport errors', () => {
 
   it('answers an unknown route with 404 ROUTE_NOT_FOUND in the envelope', async () => {
     expectError(await http(api.baseUrl, 'GET', '/api/v1/nothing-here', { key: ws.secretKey }), 404, 'ROUTE_NOT_FOUND');
-    expectError(await http(api.baseUrl, 'PUT', KEYS, { key: ws.secretKey }), 404, 'ROUTE_NOT_FOUND');
+    expectError(await http(api.baseUrl, 'GET', '/api/v1/account/api-keys/key_1/nothing', { key: ws.secretKey }), 404, 'ROUTE_NOT_FOUND');
   });
 
   it('names the unknown field of a strict body', async () => {

@@ -9,7 +9,7 @@ import { createDatabase } from '../../db/connection';
 import type { Plan } from '../../db/models';
 import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
-import { createLogger } from '../../lib/logger';
+import { createLogger, type Logger } from '../../lib/logger';
 
 export interface TestApi {
   baseUrl: string;
@@ -21,8 +21,8 @@ export interface TestContext {
   config: Config;
   sequelize: Sequelize;
   temporal: Client;
-  /** Boots another full API instance on an ephemeral port (same database, same Temporal). */
-  startApi(env?: Record<string, string>): Promise<TestApi>;
+  /** Boots another full API instance on an ephemeral port (same database, same Temporal); `logger` e.g. to capture its lines. */
+  startApi(env?: Record<string, string>, options?: { logger?: Logger }): Promise<TestApi>;
   createWorkspace(options?: { plan?: Plan; slug?: string | null }): Promise<CreatedWorkspace>;
   close(): Promise<void>;
 }
@@ -41,13 +41,13 @@ export async function createTestContext(): Promise<TestContext> {
     config,
     sequelize,
     temporal,
-    async startApi(env = {}) {
+    async startApi(env = {}, { logger } = {}) {
       const appConfig = loadConfig({ ...process.env, PORT: '0', ...env });
       const app = createApp({
         config: appConfig,
         sequelize,
         temporal,
-        logger: createLogger(appConfig.LOG_LEVEL, 'api-test'),
+        logger: logger ?? createLogger(appConfig.LOG_LEVEL, 'api-test'),
         box: createCryptoBox(requireEncryptionKey(appConfig)),
       });
       const server = await new Promise<Server>((resolve) => {

@@ -1,0 +1,38 @@
+import type { RequestHandler } from 'express';
+import helmet from 'helmet';
+
+/**
+ * helmet's headers on every response (nosniff, HSTS, frame and referrer policies, …) with the CSP of a JSON
+ * API: nothing may load, nothing may frame it.
+ */
+export const securityHeaders: RequestHandler = helmet({
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+});
+
+/**
+ * The Swagger UI page's CSP, replacing the API's. swagger-ui-express serves its bundle and its init script as
+ * files under the page (no inline script, no eval), so scripts need only 'self'; styles also need
+ * 'unsafe-inline' (the page's <style> blocks, React's style attributes); "Try it out" calls the documented server.
+ */
+export function docsContentSecurityPolicy(publicBaseUrl: string): RequestHandler {
+  return helmet.contentSecurityPolicy({
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'", new URL(publicBaseUrl).origin],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  });
+}
+
+/** On every authenticated response: they carry tenant data, some a key value or a webhook secret shown once. */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
