@@ -9,6 +9,7 @@ export interface PurgeResult {
   rateLimits: number;
   deliveryAttempts: number;
   events: number;
+  workflowStarts: number;
 }
 
 function rowCount(result: unknown): number {
@@ -17,8 +18,8 @@ function rowCount(result: unknown): number {
 
 /**
  * Run by the maintenance schedule: idempotency records past their window, expired rate-limit counters,
- * delivery-log rows and published events past the history window. An event not yet fanned out is never
- * deleted, however old, so the relay still delivers it.
+ * delivery-log rows, published events and started workflow-start rows past the history window. An event not
+ * yet fanned out, or a workflow start not yet made, is never deleted, however old, so the relays still act on it.
  */
 export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()): Promise<PurgeResult> {
   const replacements = { now: now.toISOString(), nowMs: now.getTime(), windowHours: IDEMPOTENCY_WINDOW_HOURS, historyDays: DELIVERY_HISTORY_DAYS };
@@ -35,10 +36,15 @@ export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()
     `DELETE FROM events WHERE published_at IS NOT NULL AND created_at < :now::timestamptz - make_interval(days => :historyDays)`,
     { replacements },
   );
+  const [, workflowStarts] = await sequelize.query(
+    `DELETE FROM workflow_starts WHERE started_at < :now::timestamptz - make_interval(days => :historyDays)`,
+    { replacements },
+  );
   return {
     idempotencyKeys: rowCount(idempotencyKeys),
     rateLimits: rowCount(rateLimits),
     deliveryAttempts: rowCount(deliveryAttempts),
     events: rowCount(events),
+    workflowStarts: rowCount(workflowStarts),
   };
 }

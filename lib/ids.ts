@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whe',
   webhookAttempt: 'wha',
   aiGenerationRun: 'aigen',
+  workflowStart: 'wfs',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
