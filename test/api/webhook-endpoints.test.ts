@@ -230,6 +230,7 @@ describe('DELETE /v1/payment/webhook-endpoints/:id', () => {
       eventType: 'checkout.completed',
       attempt: 1,
       deliveryId: '7b0e7c0e-2f5e-4b55-9a57-1d1f1e0b8c11',
+      attemptKey: '5d1c2a9e-3b7f-4c1e-8e0a-2f6b9d4c7a10',
       url: endpoint.url,
       status: 'retry_scheduled',
       statusCode: 500,

@@ -59,6 +59,7 @@ describe('maintenance purge schedule', () => {
       eventType: 'checkout.completed',
       attempt: 1,
       deliveryId: randomUUID(),
+      attemptKey: randomUUID(),
       url: endpoint.url,
       status: 'succeeded' as const,
       durationMs: 5,
