@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { QueryTypes } from 'sequelize';
 import { createStarters } from '../../domain/workflow-starters';
+import { recordStart } from '../../domain/workflow-starts';
+import { recordWorkflowStart } from '../../db/workflow-starts';
+import { newId } from '../../lib/ids';
 import { createLogger } from '../../lib/logger';
 import { freePort } from '../../scripts/lib/free-port';
 import type { Relay } from '../../worker/relay-loop';
@@ -117,5 +120,28 @@ describe('durable workflow starts (a private dev server, stopped and restarted)'
     await waitFor(async () => (await pendingStarts()) === 0);
     // Each run completed exactly once: no run was started twice.
     for (const id of ids) expect(await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).result()).toEqual(['completed']);
+  });
+
+  it('counts a start that fails for its own reason with its error and a backoff, without holding up the others', async () => {
+    const ws = await ctx.createWorkspace();
+    const tenant = { accountId: ws.accountId, environment: 'test' as const };
+    const fileId = newId('file');
+    await ctx.sequelize.transaction(async (tx) => {
+      await recordWorkflowStart(tx, tenant, { workflowType: 'noSuchWorkflow', workflowId: 'no-such:1', args: {} });
+      await recordStart(tx, tenant, { workflowType: 'fileCleanup', input: { fileId, storageKey: 'k', delayMs: 3_600_000 } });
+    });
+    const rows = await waitFor(async () => {
+      const found = await ctx.sequelize.query<{ workflow_id: string; started: boolean; attempts: number; last_error: string | null; backed_off: boolean }>(
+        `SELECT workflow_id, started_at IS NOT NULL AS started, attempts, last_error, next_attempt_at > created_at AS backed_off
+           FROM workflow_starts WHERE account_id = :accountId ORDER BY workflow_id`,
+        { replacements: tenant, type: QueryTypes.SELECT },
+      );
+      return found.every((r) => r.started || r.attempts > 0) && found;
+    });
+    expect(rows).toEqual([
+      { workflow_id: workflowIds.fileCleanup(fileId), started: true, attempts: 1, last_error: null, backed_off: false },
+      { workflow_id: 'no-such:1', started: false, attempts: expect.any(Number), last_error: 'no durable start is defined for workflow type "noSuchWorkflow"', backed_off: true },
+    ]);
+    await ctx.temporal.workflow.getHandle(workflowIds.fileCleanup(fileId)).terminate('test over');
   });
 });
