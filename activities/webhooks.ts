@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:https';
 import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks/deliveries';
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
@@ -20,7 +21,8 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
     /**
      * One delivery attempt: checks the endpoint still exists, is active and has not been disabled since
      * fan-out; signs with its current secret at send time; POSTs; records the attempt and the failure count.
-     * Idempotent per delivery id: a delivery id already in the log is answered from it without sending.
+     * Idempotent per attempt key: an attempt already in the log is answered from it without sending. Every
+     * send carries a delivery id of its own, so a re-run after a crash that cut a send short is told apart.
      */
     async deliverWebhookAttempt(input: AttemptInput): Promise<AttemptResult> {
       const attemptStartedAt = Date.now();
@@ -28,7 +30,7 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
         endpointId: input.endpointId,
         accountId: input.accountId,
         environment: input.environment,
-        deliveryId: input.deliveryId,
+        attemptKey: input.attemptKey,
       });
       if (!endpoint) return { outcome: 'endpoint_gone', statusCode: null };
       if (endpoint.recordedStatus) {
@@ -37,6 +39,7 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
       if (!endpoint.active || endpoint.deliveryEpoch !== input.endpointEpoch) return { outcome: 'endpoint_disabled', statusCode: null };
 
       const secret = box.open(endpoint.secretSealed);
+      const deliveryId = randomUUID();
       const timestamp = Math.floor(Date.now() / 1000);
       const result = await postWebhook(
         {
@@ -47,7 +50,7 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
             'User-Agent': WEBHOOK_USER_AGENT,
             [SIGNATURE_HEADER]: signWebhookPayload(input.body, secret, timestamp),
             'X-Service-Event-Id': input.eventId,
-            'X-Service-Delivery-Id': input.deliveryId,
+            'X-Service-Delivery-Id': deliveryId,
           },
         },
         {
@@ -65,7 +68,8 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
         eventId: input.eventId,
         eventType: input.eventType,
         attempt: input.attempt,
-        deliveryId: input.deliveryId,
+        attemptKey: input.attemptKey,
+        deliveryId,
         url: input.url,
         ok: result.ok,
         statusCode: result.statusCode,

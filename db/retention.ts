@@ -13,6 +13,7 @@ export interface PurgeResult {
   deliveryAttempts: number;
   events: number;
   storefrontEvents: number;
+  workflowStarts: number;
 }
 
 function rowCount(result: unknown): number {
@@ -21,8 +22,9 @@ function rowCount(result: unknown): number {
 
 /**
  * Run by the maintenance schedule: idempotency records past their window, expired rate-limit counters,
- * delivery-log rows and published events past the history window, storefront analytics events past theirs. An event not yet fanned out is never
- * deleted, however old, so the relay still delivers it.
+ * delivery-log rows, published events and started workflow-start rows past the history window, storefront
+ * analytics events past theirs. An event not yet fanned out, or a workflow start not yet made, is never deleted,
+ * however old, so the relays still act on it.
  */
 export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()): Promise<PurgeResult> {
   const replacements = { now: now.toISOString(), nowMs: now.getTime(), windowHours: IDEMPOTENCY_WINDOW_HOURS, historyDays: DELIVERY_HISTORY_DAYS };
@@ -43,11 +45,16 @@ export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()
     `DELETE FROM storefront_events WHERE created_at < :now::timestamptz - make_interval(days => :storefrontDays)`,
     { replacements: { ...replacements, storefrontDays: STOREFRONT_EVENT_DAYS } },
   );
+  const [, workflowStarts] = await sequelize.query(
+    `DELETE FROM workflow_starts WHERE started_at < :now::timestamptz - make_interval(days => :historyDays)`,
+    { replacements },
+  );
   return {
     idempotencyKeys: rowCount(idempotencyKeys),
     rateLimits: rowCount(rateLimits),
     deliveryAttempts: rowCount(deliveryAttempts),
     events: rowCount(events),
     storefrontEvents: rowCount(storefrontEvents),
+    workflowStarts: rowCount(workflowStarts),
   };
 }

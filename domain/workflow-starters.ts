@@ -1,4 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  isGrpcDeadlineError,
+  isGrpcServiceError,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import type { aiGeneration, fileCleanup, webhookDelivery } from '../workflows';
 import {
@@ -9,6 +16,39 @@ import {
   type FileCleanupInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
+
+/**
+ * Workflows started through the workflow-start outbox (db/workflow-starts.ts), by workflow type: the input
+ * recorded as the row's args. A new one (checkout, subscription, payout) is one entry here and one in `DURABLE`.
+ */
+export interface DurableStartInputs {
+  aiGeneration: AiGenerationTarget;
+  fileCleanup: FileCleanupInput;
+}
+
+export type DurableStartType = keyof DurableStartInputs;
+
+/** One recorded start: a type and its input, type-checked together. */
+export type DurableStart = { [T in DurableStartType]: { workflowType: T; input: DurableStartInputs[T] } }[DurableStartType];
+
+type DirectStarters = Omit<Starters, 'startRecorded'>;
+
+/** How each durable start gets its workflow id and is started. "Already started" must count as started. */
+const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs[T]): string; start(starters: DirectStarters, accountId: string, input: DurableStartInputs[T]): Promise<unknown> } } = {
+  aiGeneration: { workflowId: (target) => workflowIds.aiGeneration(target.productId), start: (starters, _accountId, target) => starters.aiGeneration(target) },
+  fileCleanup: { workflowId: (input) => workflowIds.fileCleanup(input.fileId), start: (starters, accountId, input) => starters.fileCleanup(accountId, input) },
+};
+
+export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
+  return DURABLE[workflowType].workflowId(input);
+}
+
+function isDurableStartType(type: string): type is DurableStartType {
+  return Object.hasOwn(DURABLE, type);
+}
+
+/** gRPC status UNAVAILABLE (the server cannot be reached). */
+const GRPC_UNAVAILABLE = 14;
 
 export interface StarterOptions {
   taskQueue: string;
@@ -42,7 +82,7 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
     }
   }
 
-  return {
+  const direct = {
     /**
      * Signal-with-start of `ai-generation:<productId>`: an open workflow for the product (e.g. one that has just
      * written `completed` and is about to close) is told to look at the product again instead of the reservation
@@ -76,6 +116,28 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
       });
     },
   };
+
+  return {
+    ...direct,
+
+    /**
+     * Starts a row of the workflow-start outbox by its recorded type, within `timeoutMs` (the client's own
+     * retries would otherwise wait ~20 s for an unreachable server). Resolves once the workflow exists.
+     */
+    async startRecorded(row: { workflowType: string; accountId: string; args: unknown }, timeoutMs: number): Promise<void> {
+      const type = row.workflowType;
+      if (!isDurableStartType(type)) throw new Error(`no durable start is defined for workflow type "${type}"`);
+      // The args were written by recordStart for this very type.
+      const start = DURABLE[type].start as (starters: DirectStarters, accountId: string, input: unknown) => Promise<unknown>;
+      await client.connection.withDeadline(Date.now() + timeoutMs, () => start(direct, row.accountId, row.args));
+    },
+  };
 }
 
 export type Starters = ReturnType<typeof createStarters>;
+
+/** The client's verdict that Temporal did not answer at all (down, unreachable, or past the deadline). */
+export function isTemporalUnreachable(err: unknown): boolean {
+  const cause = err instanceof ServiceError ? err.cause : err;
+  return isGrpcDeadlineError(cause) || (isGrpcServiceError(cause) && cause.code === GRPC_UNAVAILABLE);
+}

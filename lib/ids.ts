@@ -33,6 +33,7 @@ export const ID_PREFIXES = {
   aiGenerationRun: 'aigen',
   referralLink: 'ref',
   storefrontEvent: 'sev',
+  workflowStart: 'wfs',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

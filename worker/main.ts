@@ -7,6 +7,7 @@ import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
 import { createActivityDeps } from './deps';
 import { startOutboxRelay } from './outbox-relay';
+import { startStartRelay } from './start-relay';
 import { createWorker } from './worker';
 
 async function main(): Promise<void> {
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
 
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
-  // Kept open: the outbox relay starts webhook deliveries through it.
+  // Kept open: the relays start workflows through it.
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
 
@@ -28,16 +29,15 @@ async function main(): Promise<void> {
     deps,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
-  const relay = startOutboxRelay({
-    sequelize: deps.sequelize,
-    starters: createStarters(client, { taskQueue: config.TEMPORAL_TASK_QUEUE }),
-    databaseUrl: requireDatabaseUrl(config),
-    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
-    logger,
-  });
+  const starters = createStarters(client, { taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const databaseUrl = requireDatabaseUrl(config);
+  const relays = [
+    startOutboxRelay({ sequelize: deps.sequelize, starters, databaseUrl, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE, logger }),
+    startStartRelay({ sequelize: deps.sequelize, starters, databaseUrl, logger }),
+  ];
   // Worker.run resolves after SIGINT/SIGTERM, once in-flight tasks have finished.
   await worker.run();
-  await relay.stop();
+  await Promise.all(relays.map((relay) => relay.stop()));
   await clientConnection.close();
   await connection.close();
   await deps.sequelize.close();

@@ -1,10 +1,10 @@
-import { Client as PgClient } from 'pg';
 import type { Sequelize } from 'sequelize';
 import { claimEventsForFanOut } from '../domain/webhooks/deliveries';
 import type { Starters } from '../domain/workflow-starters';
 import type { Logger } from '../lib/logger';
 import { serialiseEnvelope } from '../lib/webhooks/envelope';
 import type { WebhookDeliveryInput } from '../workflows/messages';
+import { startRelayLoop, type Relay } from './relay-loop';
 
 /** The channel the `events` insert trigger notifies (migration 0004). */
 export const OUTBOX_CHANNEL = 'events_outbox';
@@ -24,13 +24,7 @@ export interface OutboxRelayOptions {
   startConcurrency?: number;
 }
 
-export interface OutboxRelay {
-  /** Drains now (also what a notification does). */
-  wake(): void;
-  /** Resolves when the pass in progress, and any pass it queued, has finished. */
-  idle(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type OutboxRelay = Relay;
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -50,7 +44,7 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
  * webhook-delivery workflow per matching active endpoint, all in one transaction. A failed start or a crash
  * anywhere before the commit rolls the mark back and leaves the rows unpublished for the next pass; the
  * workflows already started make those starts no-ops. Woken by LISTEN/NOTIFY on every outbox insert, and by
- * a periodic sweep.
+ * a periodic sweep (worker/relay-loop.ts).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { sequelize, starters, logger } = options;
@@ -58,16 +52,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const startConcurrency = options.startConcurrency ?? 32;
   const sweepIntervalMs = options.sweepIntervalMs ?? 2_000;
 
-  let stopped = false;
-  let draining: Promise<void> | null = null;
-  let again = false;
-  let listener: PgClient | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-
-  async function drainBatch(): Promise<number> {
+  async function drainBatch(): Promise<boolean> {
     return sequelize.transaction(async (tx) => {
       const { events, targets } = await claimEventsForFanOut(sequelize, tx, batchSize);
-      if (events.length === 0) return 0;
+      if (events.length === 0) return false;
       const byId = new Map(events.map((e) => [e.id, e]));
       // Only events with at least one target are serialised (once each, shared by all their targets).
       const bodies = new Map<string, string>();
@@ -87,81 +75,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         };
         await starters.webhookDelivery(input);
       });
-      return events.length;
+      return events.length === batchSize;
     });
   }
 
-  async function drain(): Promise<void> {
-    do {
-      again = false;
-      let claimed = batchSize;
-      while (!stopped && claimed === batchSize) claimed = await drainBatch();
-    } while (again && !stopped);
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (draining) {
-      again = true;
-      return;
-    }
-    draining = drain()
-      .catch((err: unknown) => logger.error({ err }, 'outbox relay pass failed; the next sweep retries'))
-      .finally(() => {
-        draining = null;
-      });
-  }
-
-  async function listen(): Promise<void> {
-    const client = new PgClient({ connectionString: options.databaseUrl });
-    let lost = false;
-    const retry = (err?: unknown) => {
-      if (lost || stopped) return;
-      lost = true;
-      logger.warn({ err }, 'outbox relay lost its LISTEN connection; reconnecting (the sweep covers the gap)');
-      client.removeAllListeners();
-      client.end().catch(() => undefined);
-      if (listener === client) listener = null;
-      reconnectTimer = setTimeout(() => void listen(), 1_000);
-    };
-    client.on('error', retry);
-    client.on('end', () => retry());
-    client.on('notification', () => wake());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      if (stopped) {
-        await client.end();
-        return;
-      }
-      listener = client;
-      // Anything committed while we were not listening.
-      wake();
-    } catch (err) {
-      retry(err);
-    }
-  }
-
-  void listen();
-  const sweep = setInterval(wake, sweepIntervalMs);
-  wake();
-
-  return {
-    wake,
-    async idle() {
-      while (draining) await draining;
-    },
-    async stop() {
-      stopped = true;
-      clearInterval(sweep);
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      await draining;
-      const client = listener;
-      listener = null;
-      if (client) {
-        client.removeAllListeners();
-        await client.end().catch(() => undefined);
-      }
-    },
-  };
+  return startRelayLoop({ name: 'outbox relay', channel: OUTBOX_CHANNEL, databaseUrl: options.databaseUrl, logger, sweepIntervalMs, drainBatch });
 }

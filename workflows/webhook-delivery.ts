@@ -11,8 +11,8 @@ type Activities = ReturnType<typeof createActivities>;
  *
  * A local activity: it runs inside the workflow task, so a delivery costs the server one workflow task per
  * attempt instead of three tasks (docs/decisions/webhooks.md). If the worker dies mid-attempt, the
- * workflow task is retried and the attempt re-runs with the same delivery id, which the activity answers
- * from the delivery log when it had been recorded.
+ * workflow task is retried and the attempt re-runs with the same attempt key, which the activity answers
+ * from the delivery log when it had been recorded, and otherwise sends again under a new delivery id.
  */
 export const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
 
@@ -33,7 +33,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       const result = await deliverWebhookAttempt({
         ...delivery,
         attempt,
-        deliveryId: uuid4(),
+        attemptKey: uuid4(),
         retryDelayMs,
       });
       outcome = result.outcome;

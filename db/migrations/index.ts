@@ -7,6 +7,8 @@ import * as aiRunsProductIndex from './0005-ai-runs-product-index';
 import * as discounts from './0006-discounts';
 import * as storefrontSettings from './0009-storefront-settings';
 import * as referralsTracking from './0011-referrals-tracking';
+import * as workflowStarts from './0006-workflow-starts';
+import * as deliveryAttemptKey from './0007-delivery-attempt-key';
 
 export interface Migration {
   name: string;
@@ -24,4 +26,6 @@ export const migrations: Migration[] = [
   { name: '0006-discounts', ...discounts },
   { name: '0009-storefront-settings', ...storefrontSettings },
   { name: '0011-referrals-tracking', ...referralsTracking },
+  { name: '0006-workflow-starts', ...workflowStarts },
+  { name: '0007-delivery-attempt-key', ...deliveryAttemptKey },
 ];

@@ -12,7 +12,10 @@ export class WebhookDeliveryAttempt extends Model<InferAttributes<WebhookDeliver
   declare eventId: string;
   declare eventType: string;
   declare attempt: number;
+  /** The X-Service-Delivery-Id of the send this row records. */
   declare deliveryId: string;
+  /** One per attempt of a delivery (the workflow's): a re-run of the attempt is recorded once. */
+  declare attemptKey: string;
   declare url: string;
   declare status: WebhookAttemptStatus;
   declare statusCode: number | null;
@@ -31,6 +34,7 @@ export class WebhookDeliveryAttempt extends Model<InferAttributes<WebhookDeliver
         eventType: { type: DataTypes.TEXT, allowNull: false },
         attempt: { type: DataTypes.INTEGER, allowNull: false },
         deliveryId: { type: DataTypes.UUID, allowNull: false },
+        attemptKey: { type: DataTypes.UUID, allowNull: false },
         url: { type: DataTypes.TEXT, allowNull: false },
         status: { type: DataTypes.TEXT, allowNull: false },
         statusCode: DataTypes.INTEGER,

@@ -6,8 +6,9 @@ import type { Tenant } from '../../db/tenancy';
 import { notFound, quotaExceeded } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { planLimits } from '../../lib/plan-limits';
-import type { AiGenerationTarget } from '../../workflows/messages';
+import { workflowIds, type AiGenerationTarget } from '../../workflows/messages';
 import type { ServiceDeps } from '../service-deps';
+import { recordStart, startRecordedNow } from '../workflow-starts';
 
 export type AiReservation = 'reserved' | 'already_running';
 
@@ -15,20 +16,22 @@ export interface AiGenerationService {
   /**
    * In the caller's transaction (caller holds the product row lock): 'already_running' when ai_status is
    * 'generating' (nothing written, no quota used); 403 QUOTA_EXCEEDED when the month's runs are used up
-   * (nothing written); else records a run in ai_generation_runs, sets ai_status='generating', ai_generated=true.
+   * (nothing written); else records a run in ai_generation_runs, sets ai_status='generating', ai_generated=true,
+   * and records the start of `ai-generation:<productId>` (domain/workflow-starts.ts), so the run's workflow
+   * starts whenever Temporal answers, even if it is down at the commit.
    * `currentStatus`: the product's ai_status when the caller already read it in this transaction (null for
    * none); it is then not read again. Omitted: it is read here, and a missing product is 404.
    */
   reserve(tx: Transaction, tenant: Tenant, plan: Plan, productId: string, currentStatus?: AiStatus | null): Promise<AiReservation>;
   /**
-   * After commit: starts `ai-generation:<productId>`; an already-running workflow is left alone (it is only
-   * nudged to look at the product again, so a run reserved while it was finishing is not lost). Safe to call
-   * after 'already_running' too: the workflow only generates while the product is 'generating'.
+   * After commit, best effort: starts what `reserve` recorded for the product now rather than at the start
+   * relay's next pass. Signal-with-start: an open workflow (one finishing the previous run, say) is only told
+   * to look at the product again, so the new run is not lost. Never throws; nothing recorded, nothing started.
    */
   start(target: AiGenerationTarget): Promise<void>;
 }
 
-export function createAiGenerationService({ starters }: Pick<ServiceDeps, 'starters'>): AiGenerationService {
+export function createAiGenerationService(deps: Pick<ServiceDeps, 'sequelize' | 'starters' | 'logger'>): AiGenerationService {
   return {
     async reserve(tx, tenant, plan, productId, currentStatus) {
       const db = connectionOf(tx);
@@ -71,11 +74,12 @@ export function createAiGenerationService({ starters }: Pick<ServiceDeps, 'start
           WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
         { replacements: scope, type: QueryTypes.UPDATE, transaction: tx },
       );
+      await recordStart(tx, tenant, { workflowType: 'aiGeneration', input: scope });
       return 'reserved';
     },
 
     start(target) {
-      return starters.aiGeneration(target);
+      return startRecordedNow(deps, workflowIds.aiGeneration(target.productId));
     },
   };
 }

@@ -11,6 +11,7 @@ import { planLimits } from '../../lib/plan-limits';
 import { productFileKey, type BlobStorage } from '../../lib/storage';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
+import { recordStart, startRecordedNow } from '../workflow-starts';
 import { emitProductUpdated, storefrontOf, toFileDto } from './dto';
 import { MAX_FILE_SIZE, type RegisterFileBody } from './inputs';
 
@@ -175,24 +176,23 @@ export function createProductFileService({ sequelize, storage, starters, config,
 
     /**
      * The row goes at once; an uploaded blob is removed by `file-cleanup:<fileId>` after FILE_CLEANUP_DELAY.
-     * The workflow is started inside the transaction, before commit: if the commit then fails, the workflow
-     * finds the row still there and keeps the blob, so neither a lost start nor a lost commit loses data.
+     * Its start is recorded in the same transaction (domain/workflow-starts.ts), so it happens exactly when the
+     * deletion commits, whenever Temporal answers; it is tried at once after the commit.
      * Allowed on archived products too, so their storage can still be freed.
      */
     async remove(auth: AuthContext, productId: string, fileId: string): Promise<void> {
       const tenant = tenantWhere(auth);
-      await sequelize.transaction(async (tx) => {
+      const cleanup = await sequelize.transaction(async (tx) => {
         const product = await Product.findOne({ where: { id: productId, ...tenant }, attributes: ['id'], lock: tx.LOCK.UPDATE, transaction: tx });
         if (!product) throw notFound('Product');
         const file = await ProductFile.findOne({ where: { id: fileId, productId, ...tenant }, transaction: tx });
         if (!file) throw notFound('File');
         await file.destroy({ transaction: tx });
         await emitProductUpdated(tx, tenant, storefrontOf(auth, config), productId);
-        // A repeat after a failed commit finds the cleanup from the first attempt already waiting.
-        if (file.source === 'upload') {
-          await starters.fileCleanup(auth.accountId, { fileId: file.id, storageKey: file.storageKey, delayMs: config.FILE_CLEANUP_DELAY });
-        }
+        if (file.source !== 'upload') return null;
+        return recordStart(tx, tenant, { workflowType: 'fileCleanup', input: { fileId: file.id, storageKey: file.storageKey, delayMs: config.FILE_CLEANUP_DELAY } });
       });
+      if (cleanup) await startRecordedNow({ sequelize, starters, logger }, cleanup);
     },
   };
 }

@@ -28,7 +28,7 @@ export interface ProductListQuery {
   type?: ProductType;
 }
 
-export function createProductService({ sequelize, config, logger }: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger'>, ai: AiGenerationService) {
+export function createProductService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>, ai: AiGenerationService) {
   async function lockedProduct(tx: Transaction, tenant: Tenant, id: string): Promise<Product> {
     const product = await Product.findOne({ where: { id, ...tenant, archived: false }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!product) throw notFound('Product');
@@ -97,7 +97,7 @@ export function createProductService({ sequelize, config, logger }: Pick<Service
         await emit(tx, tenant, PRODUCT_EVENTS.created, created);
         return created;
       });
-      if (input.aiGenerate) await startAiGeneration(auth, dto.id);
+      if (input.aiGenerate) await ai.start({ ...tenant, productId: dto.id });
       return dto;
     },
 
@@ -159,8 +159,9 @@ export function createProductService({ sequelize, config, logger }: Pick<Service
         const product = await lockedProduct(tx, tenant, id);
         return ai.reserve(tx, tenant, auth.account.plan, id, product.aiStatus);
       });
-      // Started in both cases: for 'already_running' this is a no-op, or it restarts a run whose start was lost.
-      await ai.start({ ...tenant, productId: id });
+      // Answered 202 whether or not Temporal is up: the start is recorded with the reservation. A run already
+      // in flight has its own recorded start, so 'already_running' starts nothing.
+      if (reservation === 'reserved') await ai.start({ ...tenant, productId: id });
       return {
         message:
           reservation === 'reserved'
@@ -169,15 +170,6 @@ export function createProductService({ sequelize, config, logger }: Pick<Service
       };
     },
   };
-
-  /** After commit: the product exists whatever happens here, so a failed start is logged, not surfaced. */
-  async function startAiGeneration(auth: AuthContext, productId: string): Promise<void> {
-    try {
-      await ai.start({ ...tenantWhere(auth), productId });
-    } catch (err) {
-      logger.error({ err, productId }, 'could not start ai-generation; POST /ai-generate starts it again');
-    }
-  }
 }
 
 export type ProductService = ReturnType<typeof createProductService>;

@@ -69,20 +69,20 @@ export interface EndpointForAttempt {
   deliveryEpoch: number;
   secretSealed: string;
   systemKind: SystemEndpointKind | null;
-  /** Set when this delivery id was already recorded (the activity ran before): its recorded status. */
+  /** Set when this attempt was already recorded (the activity ran before): its recorded status. */
   recordedStatus: WebhookAttemptStatus | null;
 }
 
 /** The endpoint as an attempt needs it right before sending, scoped to the delivery's workspace and environment. */
 export async function loadEndpointForAttempt(
   sequelize: Sequelize,
-  key: { endpointId: string; accountId: string; environment: Environment; deliveryId: string },
+  key: { endpointId: string; accountId: string; environment: Environment; attemptKey: string },
 ): Promise<EndpointForAttempt | null> {
   const [row] = await sequelize.query<EndpointForAttempt>(
     `SELECT ep.active, ep.delivery_epoch AS "deliveryEpoch", ep.secret_sealed AS "secretSealed",
             ep.system_kind AS "systemKind", at.status AS "recordedStatus"
        FROM webhook_endpoints ep
-       LEFT JOIN webhook_delivery_attempts at ON at.delivery_id = :deliveryId
+       LEFT JOIN webhook_delivery_attempts at ON at.attempt_key = :attemptKey
       WHERE ep.id = :endpointId AND ep.account_id = :accountId AND ep.environment = :environment`,
     { type: QueryTypes.SELECT, replacements: key },
   );
@@ -96,6 +96,9 @@ export interface AttemptToRecord {
   eventId: string;
   eventType: string;
   attempt: number;
+  /** Recorded once: a second run of the same attempt changes nothing. */
+  attemptKey: string;
+  /** The X-Service-Delivery-Id this send carried. */
   deliveryId: string;
   url: string;
   ok: boolean;
@@ -117,11 +120,11 @@ export interface RecordedAttempt {
 
 const INSERT_ATTEMPT = `
   INSERT INTO webhook_delivery_attempts
-    (id, account_id, environment, endpoint_id, event_id, event_type, attempt, delivery_id, url, status,
+    (id, account_id, environment, endpoint_id, event_id, event_type, attempt, attempt_key, delivery_id, url, status,
      status_code, duration_ms, error, scheduled_at, next_attempt_at)
-  VALUES (:id, :accountId, :environment, :endpointId, :eventId, :eventType, :attempt, :deliveryId, :url, :status,
+  VALUES (:id, :accountId, :environment, :endpointId, :eventId, :eventType, :attempt, :attemptKey, :deliveryId, :url, :status,
      :statusCode, :durationMs, :error, :scheduledAt, :nextAttemptAt)
-  ON CONFLICT (delivery_id) DO NOTHING
+  ON CONFLICT (attempt_key) DO NOTHING
   RETURNING id`;
 
 const attemptValues = (a: AttemptToRecord, status: WebhookAttemptStatus, nextAttemptAt: Date | null) => ({
@@ -132,6 +135,7 @@ const attemptValues = (a: AttemptToRecord, status: WebhookAttemptStatus, nextAtt
   eventId: a.eventId,
   eventType: a.eventType,
   attempt: a.attempt,
+  attemptKey: a.attemptKey,
   deliveryId: a.deliveryId,
   url: a.url,
   status,
@@ -146,12 +150,12 @@ const attemptValues = (a: AttemptToRecord, status: WebhookAttemptStatus, nextAtt
  * Writes the attempt to the delivery log and updates the endpoint's consecutive-failure count atomically
  * (one statement for a success, one transaction for a failure). A failure locks the endpoint row, so concurrent deliveries count one by one; the failure
  * that reaches the threshold disables the endpoint, bumps its delivery epoch (stopping pending retries)
- * and writes the audit entry, exactly once. A delivery id already recorded changes nothing.
+ * and writes the audit entry, exactly once. An attempt already recorded (same attempt key) changes nothing.
  */
 export async function recordAttempt(sequelize: Sequelize, a: AttemptToRecord): Promise<RecordedAttempt> {
   try {
     if (a.ok) {
-      // One statement (the hot path): log the success and, only if this delivery id is new, end the failure
+      // One statement (the hot path): log the success and, only if this attempt is new, end the failure
       // streak. The count is rewritten only when non-zero, so concurrent successes do not queue on the row.
       await sequelize.query(
         `WITH inserted AS (${INSERT_ATTEMPT})

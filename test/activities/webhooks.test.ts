@@ -55,7 +55,7 @@ function attempt(row: WebhookEndpoint, overrides: Partial<AttemptInput> = {}): A
     url: row.url,
     body: JSON.stringify({ id: eventId, type: 'checkout.completed', createdAt: new Date().toISOString(), accountId: row.accountId, data: {} }),
     attempt: 1,
-    deliveryId: randomUUID(),
+    attemptKey: randomUUID(),
     retryDelayMs: 60_000,
     ...overrides,
   };
@@ -94,14 +94,18 @@ describe('deliverWebhookAttempt', () => {
     expect((await WebhookEndpoint.findByPk(row.id))!.consecutiveFailures).toBe(0);
   });
 
-  it('is idempotent per delivery id: a second run answers from the log without sending', async () => {
+  it('is idempotent per attempt key: a second run answers from the log without sending', async () => {
     const { row, path } = await endpoint();
     receiver.respond(() => 200);
     const input = attempt(row);
     expect((await activities.deliverWebhookAttempt(input)).outcome).toBe('succeeded');
     expect((await activities.deliverWebhookAttempt(input)).outcome).toBe('succeeded');
     expect(hits(path)).toHaveLength(1);
-    expect(await WebhookDeliveryAttempt.count({ where: { deliveryId: input.deliveryId } })).toBe(1);
+    const logged = await WebhookDeliveryAttempt.findAll({ where: { attemptKey: input.attemptKey } });
+    expect(logged).toHaveLength(1);
+    // The log shows the delivery id the recorded send carried, which is not the attempt key.
+    expect(logged[0]!.deliveryId).toBe(hits(path)[0]!.headers['x-service-delivery-id']);
+    expect(logged[0]!.deliveryId).not.toBe(input.attemptKey);
   });
 
   it('sends nothing to a deleted, disabled or re-epoched endpoint, or across workspaces', async () => {

@@ -1,10 +1,11 @@
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { httpStatusOf } from '../../api/errors';
 import { createAiGenerationService, type AiGenerationService } from '../../domain/products/ai-generation';
 import { createStarters } from '../../domain/workflow-starters';
 import { AppError } from '../../lib/errors';
 import type { Plan } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
+import { createLogger } from '../../lib/logger';
 import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
 import { countAiRuns, insertAiRuns } from '../fixtures/ai-runs';
@@ -20,7 +21,7 @@ const taskQueue = `ai-service-${Date.now()}`;
 beforeAll(async () => {
   ctx = await createTestContext();
   // No worker polls this queue: started workflows stay open, which is what start() is checked against.
-  service = createAiGenerationService({ starters: createStarters(ctx.temporal, { taskQueue }) });
+  service = createAiGenerationService({ sequelize: ctx.sequelize, starters: createStarters(ctx.temporal, { taskQueue }), logger: createLogger('silent', 'ai-service-test') });
 });
 afterAll(() => ctx.close());
 
@@ -185,10 +186,19 @@ describe('AI generation service: reserve()', () => {
   });
 });
 
+const recordedStarts = (productId: string) =>
+  ctx.sequelize.query<{ workflow_type: string; args: unknown; started_at: Date | null }>(
+    `SELECT workflow_type, args, started_at FROM workflow_starts WHERE workflow_id = :workflowId`,
+    { replacements: { workflowId: workflowIds.aiGeneration(productId) }, type: QueryTypes.SELECT },
+  );
+
 describe('AI generation service: start()', () => {
-  it('starts ai-generation:<productId> tagged with AccountId, and leaves a running one alone', async () => {
+  it('starts what reserve recorded in its transaction: ai-generation:<productId> tagged with AccountId, once', async () => {
     const tenant = await newTenant(ctx);
-    const id = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'generating' });
+    const id = await insertProduct(ctx.sequelize, tenant);
+
+    expect(await reserve(tenant, id)).toBe('reserved');
+    expect(await recordedStarts(id)).toEqual([{ workflow_type: 'aiGeneration', args: { ...tenant, productId: id }, started_at: null }]);
 
     await service.start({ ...tenant, productId: id });
     const handle = ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id));
@@ -196,17 +206,28 @@ describe('AI generation service: start()', () => {
     expect(first.workflowId).toBe(`ai-generation:${id}`);
     expect({ type: first.type, taskQueue: first.taskQueue, status: first.status.name }).toEqual({ type: 'aiGeneration', taskQueue, status: 'RUNNING' });
     expect(first.typedSearchAttributes.get(ACCOUNT_ID)).toBe(tenant.accountId);
+    expect((await recordedStarts(id))[0]!.started_at).toBeInstanceOf(Date);
 
+    // Started is started: a repeated start() finds nothing pending and sends nothing more.
     await service.start({ ...tenant, productId: id });
-    const second = await handle.describe();
-    expect(second.runId).toBe(first.runId);
-
-    // Once it has closed, the next start is a new run under the same id.
+    const history = await handle.fetchHistory();
+    expect(history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes)).toHaveLength(1);
     await handle.terminate('test');
-    await service.start({ ...tenant, productId: id });
-    const third = await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).describe();
-    expect(third.runId).not.toBe(first.runId);
-    expect(third.status.name).toBe('RUNNING');
-    await ctx.temporal.workflow.getHandle(workflowIds.aiGeneration(id)).terminate('test');
+  });
+
+  it('records no start for a reservation that rolls back, nor for already_running', async () => {
+    const tenant = await newTenant(ctx);
+    const id = await insertProduct(ctx.sequelize, tenant);
+    await expect(
+      ctx.sequelize.transaction(async (tx) => {
+        await service.reserve(tx, tenant, 'free', id);
+        throw new Error('the request failed after reserving');
+      }),
+    ).rejects.toThrow('the request failed');
+    expect(await recordedStarts(id)).toEqual([]);
+
+    const running = await insertProduct(ctx.sequelize, tenant, { aiStatus: 'generating' });
+    expect(await reserve(tenant, running)).toBe('already_running');
+    expect(await recordedStarts(running)).toEqual([]);
   });
 });

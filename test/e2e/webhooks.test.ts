@@ -159,4 +159,29 @@ describe('webhooks end to end (dev server, worker process, real HTTPS)', () => {
     expect((await Event.findByPk(orphan.id))!.publishedAt).not.toBeNull();
     expect(await handle.result()).toMatchObject({ status: 'delivered' });
   });
+
+  it('re-sends an attempt cut short by a SIGKILL under a new X-Service-Delivery-Id, and logs that attempt once', async () => {
+    const ws = await t.ctx.createWorkspace({ plan: 'pro' });
+    const endpoint = await register(ws.secretKey, '/e2e-held');
+    // The first request is held open past the kill; the re-run is answered at once.
+    receiver.respond((req) => (req.path === '/e2e-held' && at('/e2e-held')(receiver.received).length === 0 ? { status: 200, delayMs: 30_000 } : 200));
+    const event = await t.ctx.sequelize.transaction((tx) => emit(tx, { accountId: ws.accountId, environment: 'test' }, 'checkout.completed', { n: 3 }));
+    await receiver.waitFor((r) => at('/e2e-held')(r).length === 1, 30_000);
+    await worker!.kill();
+
+    worker = await startWorkerProcess(workerEnv());
+    const hits = at('/e2e-held')(await receiver.waitFor((r) => at('/e2e-held')(r).length === 2, 60_000));
+    expect(hits.map((h) => h.headers['x-service-event-id'])).toEqual([event.id, event.id]);
+    expect(hits[1]!.rawBody).toBe(hits[0]!.rawBody);
+    expect(hits[1]!.headers['x-service-delivery-id']).not.toBe(hits[0]!.headers['x-service-delivery-id']);
+
+    // Both sends were attempt 1: the workflow saw one attempt, and the log holds one row, for the send that was answered.
+    const handle = client.workflow.getHandle(workflowIds.webhookDelivery(event.id, endpoint.id));
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: [{ attempt: 1, outcome: 'succeeded' }] });
+    const attempts = await until(async () => {
+      const rows = await attemptsOf(event.id);
+      return rows.length === 1 && rows;
+    }, 'the attempt recorded');
+    expect(attempts.map((a) => [a.attempt, a.status, a.deliveryId])).toEqual([[1, 'succeeded', hits[1]!.headers['x-service-delivery-id']]]);
+  });
 });

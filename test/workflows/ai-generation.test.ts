@@ -6,7 +6,8 @@ import { Worker } from '@temporalio/worker';
 import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
 import { createAiGenerationService, type AiGenerationService } from '../../domain/products/ai-generation';
-import { createStarters } from '../../domain/workflow-starters';
+import { createStarters, type Starters } from '../../domain/workflow-starters';
+import { createLogger } from '../../lib/logger';
 import type { Tenant } from '../../db/tenancy';
 import { OfflineTextGenerator } from '../../lib/ai/offline';
 import { OpenAiCompatibleGenerator } from '../../lib/ai/openai-compatible';
@@ -23,6 +24,7 @@ import { testActivityDeps } from '../helpers/worker';
 let ctx: TestContext;
 let env: TestWorkflowEnvironment;
 let provider: ChatCompletionsServer;
+let providerStarters: Starters;
 let providerService: AiGenerationService;
 let offlineService: AiGenerationService;
 /** Runs after the real applyProductCopy in the provider worker: lets a test act right after the write. */
@@ -59,8 +61,14 @@ beforeAll(async () => {
   });
   await startWorker(`ai-offline-${suffix}`, createActivities(testActivityDeps(ctx.sequelize, { textGenerator: new OfflineTextGenerator() })));
   // The time-skipping server has no custom search attributes.
-  providerService = createAiGenerationService({ starters: createStarters(env.client, { taskQueue: `ai-provider-${suffix}`, searchAttributes: false }) });
-  offlineService = createAiGenerationService({ starters: createStarters(env.client, { taskQueue: `ai-offline-${suffix}`, searchAttributes: false }) });
+  providerStarters = createStarters(env.client, { taskQueue: `ai-provider-${suffix}`, searchAttributes: false });
+  const logger = createLogger('silent', 'ai-workflow-test');
+  providerService = createAiGenerationService({ sequelize: ctx.sequelize, starters: providerStarters, logger });
+  offlineService = createAiGenerationService({
+    sequelize: ctx.sequelize,
+    starters: createStarters(env.client, { taskQueue: `ai-offline-${suffix}`, searchAttributes: false }),
+    logger,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -184,17 +192,17 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
     expect(await countAiRuns(ctx.sequelize, who)).toBe(2);
   });
 
-  it('a start() while a run is in flight generates nothing extra', async () => {
+  it('a request while a run is in flight generates nothing extra', async () => {
     const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who);
     provider.reply(async (n) => {
       if (n === 1) {
-        // A second request during the run: reserve says already_running; start() only nudges the workflow.
+        // A second request during the run: reserve says already_running and records no start.
         expect(await trigger(providerService, who, id)).toBe('already_running');
       }
       return { content: copyJson() };
     });
-    expect(await generate(providerService, who, id)).toEqual(['completed', 'skipped']);
+    expect(await generate(providerService, who, id)).toEqual(['completed']);
     expect(provider.requests).toHaveLength(1);
     expect(await countAiRuns(ctx.sequelize, who)).toBe(1);
   });
@@ -202,7 +210,7 @@ describe('ai-generation workflow (time-skipping Temporal, real activities, real 
   it('does nothing when the product is not generating', async () => {
     const who = await newTenant(ctx);
     const id = await insertProduct(ctx.sequelize, who, { aiStatus: 'completed' });
-    await providerService.start({ ...who, productId: id });
+    await providerStarters.aiGeneration({ ...who, productId: id });
     expect(await env.client.workflow.getHandle(workflowIds.aiGeneration(id)).result()).toEqual(['skipped']);
     expect(provider.requests).toHaveLength(0);
   });

@@ -57,6 +57,16 @@ describe('maintenance purge schedule', () => {
       { replacements: { oldTrack, recentTrack, a: ws.accountId, old: days(31), recent: days(29) } },
     );
 
+    // Workflow-start outbox rows: started ones kept 30 days; one never started is kept however old.
+    const [oldStarted, oldPending, recentStarted] = [newId('wfs'), newId('wfs'), newId('wfs')];
+    for (const [id, createdAt, startedAt] of [[oldStarted, days(31), days(31)], [oldPending, days(31), null], [recentStarted, days(29), days(29)]] as const) {
+      await ctx.sequelize.query(
+        `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args, created_at, started_at)
+         VALUES (:id, :accountId, 'test', 'fileCleanup', :id, '{}', :createdAt, :startedAt)`,
+        { replacements: { id, accountId: ws.accountId, createdAt, startedAt } },
+      );
+    }
+
     // Upload data left by an API process killed mid-stream: swept once older than two upload deadlines.
     const partial = path.join(STORAGE, '.partial');
     await mkdir(partial, { recursive: true });
@@ -86,6 +96,7 @@ describe('maintenance purge schedule', () => {
       deliveryAttempts: expect.any(Number),
       events: expect.any(Number),
       storefrontEvents: expect.any(Number),
+      workflowStarts: expect.any(Number),
       abandonedUploads: 1,
     });
     expect(await readdir(partial)).toEqual(['recent']);
@@ -99,6 +110,8 @@ describe('maintenance purge schedule', () => {
     expect(events).toEqual([oldUnpublished, recentPublished]);
     const [tracked] = await ctx.sequelize.query('SELECT id FROM storefront_events WHERE account_id = :a', { replacements: { a: ws.accountId } });
     expect(tracked).toEqual([{ id: recentTrack }]);
+    const [starts] = await ctx.sequelize.query(`SELECT id FROM workflow_starts WHERE account_id = :accountId ORDER BY id`, { replacements: { accountId: ws.accountId } });
+    expect(starts).toEqual([{ id: oldPending }, { id: recentStarted }]);
 
     if (process.env.RECORD_HISTORIES === '1') {
       const history = await handle.fetchHistory();

@@ -26,7 +26,7 @@ export const WebhookDeliveryAttempt = z
     eventId: z.string(),
     type: z.string(),
     attempt: z.number().int().meta({ description: '1 for the first send, up to 7.' }),
-    deliveryId: z.string().meta({ description: 'The X-Service-Delivery-Id header of this attempt.' }),
+    deliveryId: z.string().meta({ description: 'The X-Service-Delivery-Id header of the send this attempt records.' }),
     url: z.string(),
     status: z.enum(['succeeded', 'retry_scheduled', 'failed']).meta({ description: 'failed: no retry follows (dropped).' }),
     statusCode: z.number().int().nullable(),
