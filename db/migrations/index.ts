@@ -4,6 +4,7 @@ import * as catalogue from './0002-catalogue';
 import * as credibility from './0003-credibility';
 import * as webhooks from './0004-webhooks';
 import * as aiRunsProductIndex from './0005-ai-runs-product-index';
+import * as apiKeyChangeNotify from './0006-api-key-change-notify';
 
 export interface Migration {
   name: string;
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   { name: '0003-credibility', ...credibility },
   { name: '0004-webhooks', ...webhooks },
   { name: '0005-ai-runs-product-index', ...aiRunsProductIndex },
+  { name: '0006-api-key-change-notify', ...apiKeyChangeNotify },
 ];
