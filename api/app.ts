@@ -2,10 +2,12 @@ import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import swaggerUi from 'swagger-ui-express';
-import type { Config } from '../lib/config';
+import { requireDatabaseUrl, type Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
+import { startNotificationListener, type NotificationListener } from '../db/notification-listener';
+import { KEY_CHANGES_CHANNEL, type KeyLookupCache } from '../domain/api-keys/cache';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
 import { customDomainRewrite } from './middleware/custom-domain';
@@ -30,8 +32,21 @@ export interface AppDeps {
   storage?: BlobStorage;
 }
 
-/** Builds the Express app without listening, so tests and server.ts share exactly the same stack. */
-export function createApp({ config, sequelize, temporal, logger, box, storage = createStorage(config) }: AppDeps): Express {
+export interface Api {
+  app: Express;
+  /** Key lookups of this process; live only while `keyListener` is up. */
+  keyCache: KeyLookupCache;
+  /** The LISTEN connection that keeps `keyCache` honest; null when AUTH_CACHE_TTL is 0s. */
+  keyListener: NotificationListener | null;
+  /** Stops the listener; call after the server stopped accepting. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the Express app without listening, so tests and server.ts share exactly the same stack. Its one
+ * connection of its own is the LISTEN that lets the key lookup cache serve (docs/decisions/auth.md).
+ */
+export function createApp({ config, sequelize, temporal, logger, box, storage = createStorage(config) }: AppDeps): Api {
   const app = express();
   app.disable('x-powered-by');
   // The client IP (per-IP rate limits) is the socket's unless TRUST_PROXY names how many proxy hops to believe.
@@ -86,5 +101,19 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   app.use('/api', api);
   app.use(routeNotFound);
   app.use(errorHandler);
-  return app;
+
+  const keyCache = services.apiKeys.cache;
+  const keyListener =
+    config.AUTH_CACHE_TTL > 0
+      ? startNotificationListener({
+          databaseUrl: requireDatabaseUrl(config),
+          channel: KEY_CHANGES_CHANNEL,
+          applicationName: `commerce-api key-cache ${process.pid}`,
+          logger,
+          onNotification: (payload) => keyCache.apply(payload),
+          onUp: () => keyCache.resume(),
+          onDown: () => keyCache.bypass(),
+        })
+      : null;
+  return { app, keyCache, keyListener, close: async () => keyListener?.stop() };
 }

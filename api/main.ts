@@ -13,8 +13,9 @@ async function main(): Promise<void> {
   const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
   const box = createCryptoBox(requireEncryptionKey(config));
   const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ config, sequelize, temporal, logger, box });
-  const server = await listen(app, config.PORT, logger, async () => {
+  const api = createApp({ config, sequelize, temporal, logger, box });
+  const server = await listen(api.app, config.PORT, logger, async () => {
+    await api.close();
     await temporal.connection.close();
     await sequelize.close();
   });

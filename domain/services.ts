@@ -19,11 +19,15 @@ import { createWorkspaceService } from './workspaces/service';
 /** Every domain service, built once per process from one set of dependencies. */
 export function createServices(deps: ServiceDeps) {
   const webhookEndpoints = createWebhookEndpointService(deps);
+  const apiKeys = createApiKeyService(deps);
   return {
-    apiKeys: createApiKeyService(deps),
+    apiKeys,
     workspaces: createWorkspaceService(deps),
-    // Module checks reconcile the system-managed webhook endpoints.
-    modules: createModuleService({ onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags) }),
+    // Module checks reconcile the system-managed webhook endpoints; switches drop the cached workspace flags.
+    modules: createModuleService({
+      onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags),
+      onChange: (accountId) => apiKeys.cache.dropAccount(accountId),
+    }),
     webhookEndpoints,
     products: createProductService(deps, createAiGenerationService(deps)),
     productFiles: createProductFileService(deps),

@@ -71,6 +71,8 @@ const schema = z.object({
   // Targets of the two system-managed webhook endpoints; unset = listed inactive.
   FULFILLMENT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
   DISCOUNT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
+  // How long an API process may reuse a key lookup; revocations reach it sooner through LISTEN/NOTIFY. 0s = no cache.
+  AUTH_CACHE_TTL: duration.pipe(z.number().max(60_000, 'must be at most 60s')).default(60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
   /** Proxy hops in front of the API whose X-Forwarded-For is believed for the client IP; 0 = the socket address. */

@@ -19,6 +19,7 @@ describe('configuration', () => {
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
     ['WEBHOOK_RETRY_SCHEDULE', '1m,5 minutes'],
     ['FILE_CLEANUP_DELAY', '5 minutes'],
+    ['AUTH_CACHE_TTL', '2m'],
     ['ENCRYPTION_KEY', 'too-short'],
     ['LOG_LEVEL', 'loud'],
   ])('names %s when it is %j', (name, value) => {
@@ -34,6 +35,11 @@ describe('configuration', () => {
   it('reads FILE_CLEANUP_DELAY as a duration, 5 minutes by default', () => {
     expect(loadConfig({}).FILE_CLEANUP_DELAY).toBe(300_000);
     expect(loadConfig({ FILE_CLEANUP_DELAY: '30s' }).FILE_CLEANUP_DELAY).toBe(30_000);
+  });
+
+  it('caps AUTH_CACHE_TTL at 60 s, its default; 0s turns the key cache off', () => {
+    expect(loadConfig({}).AUTH_CACHE_TTL).toBe(60_000);
+    expect(loadConfig({ AUTH_CACHE_TTL: '0s' }).AUTH_CACHE_TTL).toBe(0);
   });
 
   it('parses the retry schedule units', () => {

@@ -4,7 +4,7 @@ import { runRecordedStarts } from '../domain/workflow-starts';
 import type { Logger } from '../lib/logger';
 import { startRelayLoop, type Relay } from './relay-loop';
 
-/** The channel the `workflow_starts` insert trigger notifies (migration 0006). */
+/** The channel the `workflow_starts` insert trigger notifies (migration 0008). */
 export const START_CHANNEL = 'workflow_starts';
 
 export interface StartRelayOptions {

@@ -5,8 +5,9 @@ import { AppError, forbidden } from '../../lib/errors';
 
 /**
  * `Authorization: Bearer <key>` exactly as document 1 states it: the scheme is case-sensitive, the key is
- * checked against its hash on every request (so a revocation in any process counts on the next request),
- * and `X-Account-Id` may only name the key's own workspace.
+ * resolved by its hash on every request (from the process's key cache or the database; a revocation counts at
+ * once in the revoking process and within 100 ms in the others, docs/decisions/auth.md), and `X-Account-Id`
+ * may only name the key's own workspace.
  */
 export function authenticate(keys: ApiKeyService, options: { optional?: boolean } = {}): RequestHandler {
   return async (req, _res, next) => {

@@ -5,10 +5,11 @@ import * as credibility from './0003-credibility';
 import * as webhooks from './0004-webhooks';
 import * as aiRunsProductIndex from './0005-ai-runs-product-index';
 import * as discounts from './0006-discounts';
-import * as storefrontSettings from './0009-storefront-settings';
+import * as apiKeyChangeNotify from './0007-api-key-change-notify';
+import * as workflowStarts from './0008-workflow-starts';
+import * as deliveryAttemptKey from './0009-delivery-attempt-key';
+import * as storefrontSettings from './0010-storefront-settings';
 import * as referralsTracking from './0011-referrals-tracking';
-import * as workflowStarts from './0006-workflow-starts';
-import * as deliveryAttemptKey from './0007-delivery-attempt-key';
 
 export interface Migration {
   name: string;
@@ -24,8 +25,9 @@ export const migrations: Migration[] = [
   { name: '0004-webhooks', ...webhooks },
   { name: '0005-ai-runs-product-index', ...aiRunsProductIndex },
   { name: '0006-discounts', ...discounts },
-  { name: '0009-storefront-settings', ...storefrontSettings },
+  { name: '0007-api-key-change-notify', ...apiKeyChangeNotify },
+  { name: '0008-workflow-starts', ...workflowStarts },
+  { name: '0009-delivery-attempt-key', ...deliveryAttemptKey },
+  { name: '0010-storefront-settings', ...storefrontSettings },
   { name: '0011-referrals-tracking', ...referralsTracking },
-  { name: '0006-workflow-starts', ...workflowStarts },
-  { name: '0007-delivery-attempt-key', ...deliveryAttemptKey },
 ];

@@ -9,6 +9,7 @@ import { forbidden, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext, WorkspaceSummary } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
+import { createKeyLookupCache } from './cache';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -79,14 +80,21 @@ export async function issueKey(
   return { key, value: minted.value };
 }
 
-export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
+export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
   // Per process: when this process last wrote lastUsedAt for a key, so busy keys cost one write a minute.
   const lastUsedWrites = new Map<string, number>();
+  // Serves nothing until the app's LISTEN connection resumes it (api/app.ts).
+  const cache = createKeyLookupCache({ ttlMs: config.AUTH_CACHE_TTL });
 
   return {
+    cache,
+
     /** Resolves a presented key to its active row and workspace; null when unknown or revoked. */
     async findActiveKey(value: string): Promise<ActiveKey | null> {
       const hash = hashKey(value);
+      const cached = cache.get(hash);
+      if (cached) return cached;
+      const generation = cache.generation();
       // One round trip on every authenticated request, so plain SQL selecting only what AuthContext needs.
       const [row] = await plainQuery<Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>>(
         sequelize,
@@ -98,7 +106,7 @@ export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'
         [hash],
       );
       if (!row || !hashesEqual(row.keyHash, hash)) return null;
-      return {
+      const key: ActiveKey = {
         id: row.id,
         accountId: row.accountId,
         environment: row.environment,
@@ -114,6 +122,8 @@ export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'
           paymentEnabled: row.paymentEnabled,
         },
       };
+      cache.put(hash, key, generation);
+      return key;
     },
 
     /** Keeps lastUsedAt within a minute of the truth without a write on every request. */
@@ -140,7 +150,7 @@ export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'
     },
 
     async revoke(auth: AuthContext, id: string) {
-      return sequelize.transaction(async (transaction) => {
+      const key = await sequelize.transaction(async (transaction) => {
         const key = await ApiKey.findOne({
           where: { id, ...tenantWhere(auth) },
           lock: transaction.LOCK.UPDATE,
@@ -156,8 +166,12 @@ export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'
             targetId: key.id,
           });
         }
-        return toApiKeyDto(key);
+        return key;
       });
+      // After the commit, before the answer: this process refuses the key from its next request on (the
+      // trigger's notification tells the other processes, and this one again).
+      cache.dropKey(key.keyHash);
+      return toApiKeyDto(key);
     },
   };
 }

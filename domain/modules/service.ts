@@ -23,6 +23,8 @@ const toFlags = (account: Account): ModuleFlags => ({
 export interface ModuleServiceHooks {
   /** Runs on every module check (read or switch) with the resulting flags; webhooks reconcile their system endpoints here. */
   onCheck?: (accountId: string, flags: ModuleFlags) => Promise<void>;
+  /** Runs once a switch is committed, before the answer (the key cache holds the flags). */
+  onChange?: (accountId: string) => void;
 }
 
 /** Module switches belong to the workspace, shared by its test and live environments. */
@@ -40,6 +42,7 @@ export function createModuleService(hooks: ModuleServiceHooks = {}) {
       const [count, rows] = await Account.update({ [column]: input.enabled }, { where: { id: accountId }, returning: true });
       const account = rows[0];
       if (count === 0 || !account) throw notFound('Workspace');
+      hooks.onChange?.(accountId);
       await hooks.onCheck?.(accountId, toFlags(account));
       return toFlags(account);
     },

@@ -95,7 +95,7 @@ describe('health', () => {
   it('answers /readyz 503 when Temporal does not answer', async () => {
     // A lazy connection to a port nobody listens on.
     const connection = Connection.lazy({ address: '127.0.0.1:1' });
-    const app = createApp({
+    const { app, close } = createApp({
       config: ctx.config,
       sequelize: ctx.sequelize,
       temporal: new Client({ connection }),
@@ -107,6 +107,7 @@ describe('health', () => {
     const port = (server.address() as { port: number }).port;
     const res = await http(`http://127.0.0.1:${port}`, 'GET', '/readyz');
     server.close();
+    await close();
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ database: true, temporal: false });
   });

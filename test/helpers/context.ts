@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import { createApp } from '../../api/app';
+import { createApp, type Api } from '../../api/app';
 import { connectTemporal } from '../../api/temporal-client';
 import { createWorkspaceService, type CreatedWorkspace } from '../../domain/workspaces/service';
 import { createDatabase } from '../../db/connection';
@@ -11,7 +11,7 @@ import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } fro
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createLogger, type Logger } from '../../lib/logger';
 
-export interface TestApi {
+export interface TestApi extends Pick<Api, 'keyCache' | 'keyListener'> {
   baseUrl: string;
   server: Server;
   close(): Promise<void>;
@@ -43,7 +43,7 @@ export async function createTestContext(): Promise<TestContext> {
     temporal,
     async startApi(env = {}, { logger } = {}) {
       const appConfig = loadConfig({ ...process.env, PORT: '0', ...env });
-      const app = createApp({
+      const { app, keyCache, keyListener, close } = createApp({
         config: appConfig,
         sequelize,
         temporal,
@@ -56,11 +56,15 @@ export async function createTestContext(): Promise<TestContext> {
       const api: TestApi = {
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         server,
-        close: () =>
-          new Promise<void>((resolve) => {
+        keyCache,
+        keyListener,
+        close: async () => {
+          await new Promise<void>((resolve) => {
             server.close(() => resolve());
             server.closeAllConnections();
-          }),
+          });
+          await close();
+        },
       };
       apis.push(api);
       return api;

@@ -16,15 +16,16 @@ export interface WorkerProcess {
 
 /**
  * `npm run worker` as its own process (`node --import tsx worker/main.ts`): Temporal worker plus the outbox
- * relay, exactly as deployed (or another worker `script` that logs the same line). Resolves once it logs
- * "worker started"; NODE_EXTRA_CA_CERTS and the rest of the configuration come from `env` (Node reads
- * NODE_EXTRA_CA_CERTS only at start-up).
+ * relay, exactly as deployed (or another `script` that logs `startedMessage`, e.g. `api/main.ts` with
+ * "api listening"). Resolves once it logs "worker started"; NODE_EXTRA_CA_CERTS and the rest of the
+ * configuration come from `env` (Node reads NODE_EXTRA_CA_CERTS only at start-up).
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
-  options: { script?: string; timeoutMs?: number } = {},
+  options: { script?: string; startedMessage?: string; timeoutMs?: number } = {},
 ): Promise<WorkerProcess> {
   const timeoutMs = options.timeoutMs ?? 90_000;
+  const startedLine = `"msg":"${options.startedMessage ?? 'worker started'}"`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, options.script ?? 'worker/main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -36,7 +37,7 @@ export async function startWorkerProcess(
   const onOutput = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
       tail.push(line);
-      if (line.includes('"msg":"worker started"')) started = true;
+      if (line.includes(startedLine)) started = true;
     }
     tail.splice(0, Math.max(0, tail.length - TAIL_LINES));
   };
