@@ -36,3 +36,24 @@ export function toDiscountCodeDto(row: DiscountCodeRow) {
 }
 
 export type DiscountCodeDto = ReturnType<typeof toDiscountCodeDto>;
+
+/**
+ * A publicly listed code as buyers see it on the storefront: what it gives and its conditions, never its usage
+ * counts or limits (those are the merchant's business).
+ */
+export function toPublicDiscountCode(row: DiscountCodeRow) {
+  const dto = toDiscountCodeDto(row);
+  return {
+    code: dto.code,
+    description: dto.description,
+    type: dto.type,
+    value: dto.value,
+    currency: dto.currency,
+    scope: dto.scope,
+    productIds: dto.productIds,
+    tagFilter: dto.tagFilter,
+    minPurchaseAmount: dto.minPurchaseAmount,
+    startsAt: dto.startsAt,
+    expiresAt: dto.expiresAt,
+  };
+}

@@ -1,8 +1,10 @@
-import { QueryTypes } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { productReadSql, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
+import { DiscountCode } from '../../db/models';
+import { toPublicDiscountCode } from '../discounts/dto';
 import { validateDiscount, type CartItem, type DiscountValidation } from '../discounts/validate';
 import { toProductDto, type ProductDto } from '../products/dto';
 import type { ServiceDeps } from '../service-deps';
@@ -11,6 +13,8 @@ import { findMerchant, resolveStorefront, type Merchant } from './merchant';
 /** The landing page shows at most this many products (newest first); a catalogue larger than that pages through the API. */
 export const LANDING_PRODUCT_LIMIT = 200;
 export const CROSS_SELL_LIMIT = 4;
+/** Publicly listed discount codes on a storefront, newest first. */
+export const LANDING_DISCOUNT_LIMIT = 50;
 
 /** Metadata keys a buyer may see: the SEO copy that AI generation writes for the storefront. Everything else is the merchant's. */
 const PUBLIC_METADATA_KEYS = ['seoTitle', 'metaDescription', 'featureBullets'];
@@ -66,6 +70,23 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
     return rows.map((row) => toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer')));
   }
 
+  /** The codes the merchant lists publicly that a buyer can use now: active, public and inside their window. */
+  async function listedDiscountCodes(tenant: Tenant) {
+    const now = new Date();
+    const rows = await DiscountCode.findAll({
+      where: {
+        ...tenant,
+        active: true,
+        public: true,
+        [Op.and]: [{ [Op.or]: [{ startsAt: null }, { startsAt: { [Op.lte]: now } }] }, { [Op.or]: [{ expiresAt: null }, { expiresAt: { [Op.gt]: now } }] }],
+      },
+      order: [['id', 'DESC']],
+      limit: LANDING_DISCOUNT_LIMIT,
+      raw: true,
+    });
+    return rows.map(toPublicDiscountCode);
+  }
+
   return {
     /** `/resolve/:slug`: the workspace behind a slug or custom domain, with its branding. */
     async resolve(slugOrHost: string) {
@@ -79,6 +100,7 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
       return {
         merchant: toMerchantDto(merchant),
         products: await publishedProducts(merchant, tenant),
+        discountCodes: await listedDiscountCodes(tenant),
         pixels: toPixelsDto(merchant),
       };
     },
@@ -87,6 +109,11 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
     async validateDiscount(slugOrHost: string, auth: AuthContext | undefined, input: { code: string; items: CartItem[]; subtotalAmount?: number }): Promise<DiscountValidation> {
       const { tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
       return validateDiscount(sequelize, { tenant, ...input });
+    },
+
+    async discountCodes(slugOrHost: string, auth: AuthContext | undefined) {
+      const { tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
+      return listedDiscountCodes(tenant);
     },
 
     async pixels(slugOrHost: string, auth: AuthContext | undefined) {

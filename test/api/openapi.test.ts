@@ -40,6 +40,7 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/abandoned-cart/unsubscribe',
         '/v1/storefront/public/resolve/{slug}',
         '/v1/storefront/public/{merchantSlug}',
+        '/v1/storefront/public/{merchantSlug}/discount-codes',
         '/v1/storefront/public/{merchantSlug}/pixels',
         '/v1/storefront/public/{merchantSlug}/r/{code}',
         '/v1/storefront/public/{merchantSlug}/referral/capture',

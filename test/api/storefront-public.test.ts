@@ -92,6 +92,7 @@ describe('public storefront reads', () => {
   it('answers the landing payload: branding, published live products only, pixels', async () => {
     const res = await http<{ data: { merchant: Json; products: Json[]; pixels: Json } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`);
     expect(res.status).toBe(200);
+    expect(res.body.data.discountCodes).toEqual([]);
     expect(res.body.data.merchant).toEqual({ id: ws.accountId, name: 'Batik Sari', slug: ws.slug, brandColor: '#112233', brandLogo: null, brandBanner: null, description: null });
     expect(res.body.data.products.map((p) => p.slug).sort()).toEqual(['course', 'ebook', 'poster']);
     expect(res.body.data.pixels).toEqual({ metaPixelId: '1234567890', googleTagId: null, tiktokPixelId: null });
@@ -145,6 +146,32 @@ describe('public storefront reads', () => {
     expect(live.body.data.products.map((p) => p.slug).sort()).toEqual(['course', 'ebook', 'poster']);
     expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: other.livePublishableKey }), 403, 'FORBIDDEN');
     expectError(await http(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`, { key: 'pk_live_notarealkey' }), 401, 'INVALID_API_KEY');
+  });
+
+  it('lists the publicly listed codes a buyer can use now, on the landing page and on their own route', async () => {
+    const code = async (body: Json) => {
+      const res = await http<{ data: Json }>(t.api.baseUrl, 'POST', '/api/v1/discount-codes', { key: ws.liveSecretKey, body: { type: 'percent', value: 10, currency: 'USD', ...body } });
+      expect(res.status).toBe(201);
+      return res.body.data;
+    };
+    const hour = 3_600_000;
+    await code({ code: 'PUBLIC10', public: true, minPurchaseAmount: 500, maxUsesTotal: 100 });
+    await code({ code: 'PRIVATE', public: false });
+    await code({ code: 'OFF', public: true, active: false });
+    await code({ code: 'LATER', public: true, startsAt: new Date(Date.now() + hour).toISOString() });
+    await code({ code: 'GONE', public: true, startsAt: new Date(Date.now() - 2 * hour).toISOString(), expiresAt: new Date(Date.now() - hour).toISOString() });
+    const deleted = await code({ code: 'DELETED', public: true });
+    await http(t.api.baseUrl, 'DELETE', `/api/v1/discount-codes/${String(deleted.id)}`, { key: ws.liveSecretKey });
+    await http(t.api.baseUrl, 'POST', '/api/v1/discount-codes', { key: other.liveSecretKey, body: { code: 'THEIRS', type: 'fixed', value: 100, currency: 'USD', public: true } });
+
+    const listed = await http<{ data: Json[] }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}/discount-codes`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      { code: 'PUBLIC10', description: null, type: 'percent', value: 10, currency: 'USD', scope: 'cart', productIds: null, tagFilter: null, minPurchaseAmount: 500, startsAt: null, expiresAt: null },
+    ]);
+    const landing = await http<{ data: { discountCodes: Json[] } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`);
+    expect(landing.body.data.discountCodes).toEqual(listed.body.data);
+    expectNothingPrivate(listed.body, ws, [other]);
   });
 
   it('sends Cache-Control and an ETag of the data, and answers 304 to a matching If-None-Match', async () => {

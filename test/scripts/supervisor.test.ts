@@ -7,6 +7,11 @@ function nodeChild(code: string) {
   return runningChild(spawn(process.execPath, ['-e', code], { stdio: 'ignore' }), 2_000);
 }
 
+/** A shell child: it starts in milliseconds even on a loaded machine, where Node's own start-up can take a second. */
+function shellChild(script: string) {
+  return runningChild(spawn('/bin/sh', ['-c', script], { stdio: 'ignore' }), 2_000);
+}
+
 function supervised(overrides: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'start'>) {
   const lines: string[] = [];
   const supervisor = new Supervisor({ name: 'worker', log: (line) => lines.push(line), initialDelayMs: 50, maxDelayMs: 200, graceMs: 10, ...overrides });
@@ -38,12 +43,12 @@ describe('Supervisor', () => {
   it('resets the backoff after a run that stayed up long enough', async () => {
     let starts = 0;
     const { supervisor, lines } = supervised({
-      resetAfterMs: 300,
+      resetAfterMs: 1_000,
       // The first two runs crash at once, the third stays up past resetAfterMs before crashing, the fourth stays.
       start: async () => {
         starts += 1;
-        if (starts === 3) return nodeChild('setTimeout(() => process.exit(1), 500)');
-        return nodeChild(starts === 4 ? 'setInterval(() => {}, 1000)' : 'process.exit(1)');
+        if (starts === 3) return shellChild('sleep 2; exit 1');
+        return shellChild(starts === 4 ? 'sleep 30' : 'exit 1');
       },
     });
     await supervisor.start();
@@ -91,8 +96,9 @@ describe('Supervisor', () => {
   });
 
   it('stops a child that ignores SIGTERM with SIGKILL after the timeout', async () => {
-    const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // let it install its handler
+    const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Only once its handler is installed does the child ignore SIGTERM (Node's start-up can take a second under load).
+    await new Promise((resolve) => child.stdout.once('data', resolve));
     const running = runningChild(child, 200);
     await running.stop();
     await expect(running.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
 import {
@@ -9,6 +10,7 @@ import {
   Pixels,
   ProductPage,
   ProductPageParams,
+  PublicDiscountCode,
   ReferralCapture,
   ReferralParams,
   ReferralTarget,
@@ -82,6 +84,16 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: Landing,
       cacheSeconds: CACHE_SECONDS,
       handler: async ({ params, auth }) => ({ data: await storefront.landing(params.merchantSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/discount-codes',
+      summary: 'Publicly listed discount codes usable now (active, public, inside their window)',
+      access: 'storefront',
+      params: MerchantParams,
+      response: z.array(PublicDiscountCode),
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ data: await storefront.discountCodes(params.merchantSlug, auth) }),
     })
     .add({
       method: 'get',

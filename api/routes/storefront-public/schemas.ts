@@ -31,7 +31,25 @@ export const Pixels = z
 /** The merchant's product shape without what a buyer must not see (files' storageKey, the workspace id, private metadata). */
 export const PublicProduct = Product.meta({ id: 'PublicProduct' });
 
-export const Landing = z.object({ merchant: Merchant, products: z.array(PublicProduct), pixels: Pixels }).meta({ id: 'StorefrontLanding' });
+export const PublicDiscountCode = z
+  .object({
+    code: z.string(),
+    description: z.string().nullable(),
+    type: z.enum(DISCOUNT_TYPES),
+    value: z.int(),
+    currency: z.enum(CURRENCIES),
+    scope: z.enum(['cart', 'products', 'tags']),
+    productIds: z.array(z.string()).nullable(),
+    tagFilter: z.array(z.string()).nullable(),
+    minPurchaseAmount: z.int().nullable(),
+    startsAt: z.string().nullable(),
+    expiresAt: z.string().nullable(),
+  })
+  .meta({ id: 'PublicDiscountCode' });
+
+export const Landing = z
+  .object({ merchant: Merchant, products: z.array(PublicProduct), discountCodes: z.array(PublicDiscountCode), pixels: Pixels })
+  .meta({ id: 'StorefrontLanding' });
 
 export const ProductPage = PublicProduct.extend({
   variants: z.array(z.unknown()).meta({ description: 'Empty until the fulfilment module adds variants' }),
