@@ -90,7 +90,7 @@ describe('public storefront reads', () => {
   });
 
   it('answers the landing payload: branding, published live products only, pixels', async () => {
-    const res = await http<{ data: { merchant: Json; products: Json[]; pixels: Json } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`);
+    const res = await http<{ data: { merchant: Json; products: Json[]; discountCodes: Json[]; pixels: Json } }>(t.api.baseUrl, 'GET', `${PUBLIC}/${ws.slug}`);
     expect(res.status).toBe(200);
     expect(res.body.data.discountCodes).toEqual([]);
     expect(res.body.data.merchant).toEqual({ id: ws.accountId, name: 'Batik Sari', slug: ws.slug, brandColor: '#112233', brandLogo: null, brandBanner: null, description: null });
