@@ -1,4 +1,5 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBlogPostService } from './blog/service';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -29,6 +30,7 @@ export function createServices(deps: ServiceDeps) {
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),
+    blogPosts: createBlogPostService(),
   };
 }
 

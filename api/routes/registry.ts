@@ -5,6 +5,7 @@ import { testimonials } from '../../domain/credibility/testimonials';
 import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
+import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
@@ -28,4 +29,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
+  blogPostsRouter,
 ];

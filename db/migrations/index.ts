@@ -5,6 +5,7 @@ import * as credibility from './0003-credibility';
 import * as webhooks from './0004-webhooks';
 import * as aiRunsProductIndex from './0005-ai-runs-product-index';
 import * as storefrontSettings from './0009-storefront-settings';
+import * as blogPosts from './0010-blog-posts';
 
 export interface Migration {
   name: string;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { name: '0004-webhooks', ...webhooks },
   { name: '0005-ai-runs-product-index', ...aiRunsProductIndex },
   { name: '0009-storefront-settings', ...storefrontSettings },
+  { name: '0010-blog-posts', ...blogPosts },
 ];

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { Account } from './account';
 import { ApiKey } from './api-key';
 import { AuditLog } from './audit-log';
+import { BlogPost } from './blog-post';
 import { Certification } from './certification';
 import { CustomDomain } from './custom-domain';
 import { Event } from './event';
@@ -14,7 +15,7 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt';
 import { WebhookEndpoint } from './webhook-endpoint';
 
 export { Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile };
-export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain };
+export { WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, BlogPost };
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
@@ -24,5 +25,5 @@ export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 
 export function initModels(sequelize: Sequelize): void {
-  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain]) model.initModel(sequelize);
+  for (const model of [Account, ApiKey, AuditLog, Event, IdempotencyKey, PortfolioItem, Testimonial, Certification, Product, ProductFile, WebhookEndpoint, WebhookDeliveryAttempt, CustomDomain, BlogPost]) model.initModel(sequelize);
 }

@@ -32,6 +32,13 @@ describe('OpenAPI', () => {
         '/v1/payment/webhook-endpoints/{id}',
         '/v1/payment/webhook-endpoints/{id}/deliveries',
         '/v1/payment/webhook-endpoints/{id}/test',
+        '/v1/account/storefront',
+        '/v1/storefront/public/resolve/{slug}',
+        '/v1/storefront/public/{merchantSlug}',
+        '/v1/storefront/public/{merchantSlug}/pixels',
+        '/v1/storefront/public/{merchantSlug}/{productSlug}',
+        '/v1/blog-posts',
+        '/v1/blog-posts/{id}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
