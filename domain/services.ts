@@ -9,8 +9,11 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createPublicBlogService } from './storefront/blog';
+import { createChannelFeedService } from './storefront/feeds';
 import { createPublicStorefrontService } from './storefront/public';
 import { createStorefrontSettingsService } from './storefront/settings';
+import { createSitemapService } from './storefront/sitemap';
 import { createWebhookEndpointService } from './webhooks/endpoints';
 import { createWorkspaceService } from './workspaces/service';
 
@@ -27,6 +30,9 @@ export function createServices(deps: ServiceDeps) {
     productFiles: createProductFileService(deps),
     storefrontSettings: createStorefrontSettingsService(deps),
     publicStorefront: createPublicStorefrontService(deps),
+    publicBlog: createPublicBlogService(deps),
+    sitemap: createSitemapService(deps),
+    channelFeeds: createChannelFeedService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),

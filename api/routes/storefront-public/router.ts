@@ -1,6 +1,7 @@
+import { FEED_CHANNELS } from '../../../domain/storefront/feeds';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
-import { Landing, Merchant, MerchantParams, Pixels, ProductPage, ProductPageParams, ResolveParams } from './schemas';
+import { BlogIndex, BlogPostPage, BlogPostParams, Landing, Merchant, MerchantParams, Pixels, ProductPage, ProductPageParams, ResolveParams } from './schemas';
 
 /** Buyers' reads, cached for a minute by any CDN in front (ETag + 304). */
 const CACHE_SECONDS = 60;
@@ -8,12 +9,12 @@ const CACHE_SECONDS = 60;
 /**
  * The public storefront reads (no key; a key of the merchant's own workspace may be sent to read its
  * environment). `:merchantSlug` is the workspace slug or one of its custom domains. Fixed segments
- * (`pixels`, later `sitemap`, `blog`, `feeds`, …) are declared before `/:productSlug` and win over a product
- * of that slug.
+ * (`pixels`, `blog`, `sitemap`, `feeds`, …) are declared before `/:productSlug` and win over a product
+ * of that slug. The XML documents (RSS, sitemap, feeds) are raw bodies with the same caching.
  */
 export function storefrontPublicRouter(deps: RouteDeps) {
-  const storefront = deps.services.publicStorefront;
-  return new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
+  const { publicStorefront: storefront, publicBlog: blog, sitemap, channelFeeds } = deps.services;
+  const router = new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
     .add({
       method: 'get',
       path: '/resolve/:slug',
@@ -46,12 +47,65 @@ export function storefrontPublicRouter(deps: RouteDeps) {
     })
     .add({
       method: 'get',
-      path: '/:merchantSlug/:productSlug',
-      summary: 'A published product with its variants, files (digital), inventory state and cross-sell list',
+      path: '/:merchantSlug/blog',
+      summary: 'Blog index: published posts, newest first, with excerpts and URLs',
       access: 'storefront',
-      params: ProductPageParams,
-      response: ProductPage,
+      params: MerchantParams,
+      response: BlogIndex,
       cacheSeconds: CACHE_SECONDS,
-      handler: async ({ params, auth }) => ({ data: await storefront.product(params.merchantSlug, params.productSlug, auth) }),
-    }).router;
+      handler: async ({ params, auth }) => ({ data: await blog.index(params.merchantSlug, auth) }),
+    })
+    // Before /blog/:postSlug, which would otherwise take it (a post slug cannot contain a dot anyway).
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/blog/rss.xml',
+      summary: 'RSS 2.0 feed of the newest 50 published posts',
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/rss+xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await blog.rss(params.merchantSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/blog/:postSlug',
+      summary: 'A published blog post with its Markdown rendered to sanitised HTML',
+      access: 'storefront',
+      params: BlogPostParams,
+      response: BlogPostPage,
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ data: await blog.post(params.merchantSlug, params.postSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/sitemap',
+      summary: 'sitemaps.org XML sitemap: landing page, blog, published products and posts with lastmod',
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await sitemap.sitemap(params.merchantSlug, auth) }),
+    });
+  for (const channel of FEED_CHANNELS) {
+    router.add({
+      method: 'get',
+      path: `/:merchantSlug/feeds/${channel}.xml`,
+      summary: `${channel} catalogue feed (RSS 2.0 with the g: namespace) of published products not excluded from feeds`,
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/rss+xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await channelFeeds.feed(params.merchantSlug, channel, auth) }),
+    });
+  }
+  return router.add({
+    method: 'get',
+    path: '/:merchantSlug/:productSlug',
+    summary: 'A published product with its variants, files (digital), inventory state and cross-sell list',
+    access: 'storefront',
+    params: ProductPageParams,
+    response: ProductPage,
+    cacheSeconds: CACHE_SECONDS,
+    handler: async ({ params, auth }) => ({ data: await storefront.product(params.merchantSlug, params.productSlug, auth) }),
+  }).router;
 }
