@@ -26,8 +26,14 @@ export type Access = 'public' | 'storefront' | 'publishable' | 'secret';
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** What a handler answers: `data` typed by the endpoint's response schema, a page cursor, or no content. */
-export type HandlerResult<R extends Schema> = { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null } | { noContent: true };
+/**
+ * What a handler answers: `data` typed by the endpoint's response schema, a page cursor, no content, or (on an
+ * endpoint declaring `produces`) a raw body sent as is, without the envelope.
+ */
+export type HandlerResult<R extends Schema> =
+  | { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null }
+  | { noContent: true }
+  | { raw: string };
 
 export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
   body: Infer<B>;
@@ -55,6 +61,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   multipart?: z.ZodType;
   /** Schema of `data` on success, for the OpenAPI document. */
   response?: R;
+  /**
+   * Media type of a non-JSON success body (`application/rss+xml`): the handler answers `{ raw }`, sent with this
+   * Content-Type instead of the envelope, and documented as such. Errors keep the JSON error envelope.
+   */
+  produces?: string;
   status?: number;
   paginated?: boolean;
   /**
@@ -124,6 +135,17 @@ const allowUploadTime: RequestHandler = (req, res, next) => {
 };
 
 /**
+ * Public caching: `Cache-Control`, and a weak ETag of what the response carries (for JSON its `data`: the envelope's
+ * request id and timestamp differ on every response). Express answers 304 itself when If-None-Match matches the
+ * ETag already set on the response.
+ */
+function setCacheHeaders(res: Response, seconds: number, content: string): void {
+  res.set('Cache-Control', `public, max-age=${seconds}`);
+  res.set('ETag', `W/"${createHash('sha1').update(content).digest('base64url')}"`);
+  res.vary('Authorization');
+}
+
+/**
  * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
  * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
  */
@@ -171,13 +193,14 @@ export class ApiRouter {
         res.status(204).end();
         return;
       }
-      const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
-      if (endpoint.cacheSeconds !== undefined) {
-        res.set('Cache-Control', `public, max-age=${endpoint.cacheSeconds}`);
-        // Express answers 304 itself when If-None-Match matches the ETag already set on the response.
-        res.set('ETag', `W/"${createHash('sha1').update(JSON.stringify(result.data)).digest('base64url')}"`);
-        res.vary('Authorization');
+      if ('raw' in result) {
+        if (!endpoint.produces) throw new Error(`${endpoint.method} ${endpoint.path} answered a raw body without declaring produces`);
+        if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, result.raw);
+        res.status(endpoint.status ?? 200).type(endpoint.produces).send(result.raw);
+        return;
       }
+      const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
+      if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, JSON.stringify(result.data));
       sendData(req, res, endpoint.status ?? 200, result.data, page);
     });
     const path = this.fullPath(endpoint.path);
@@ -218,10 +241,12 @@ export class ApiRouter {
         [status]:
           status === 204
             ? { description: 'No content' }
-            : {
-                description: 'Success',
-                content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
-              },
+            : endpoint.produces
+              ? { description: 'Success', content: { [endpoint.produces]: { schema: z.string() } } }
+              : {
+                  description: 'Success',
+                  content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
+                },
         default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
       },
     });

@@ -1,4 +1,5 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBlogPostService } from './blog/service';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -11,8 +12,11 @@ import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
 import { createReferralLinkService } from './referrals/service';
 import { createStorefrontActivityService } from './storefront/activity';
+import { createPublicBlogService } from './storefront/blog';
+import { createChannelFeedService } from './storefront/feeds';
 import { createPublicStorefrontService } from './storefront/public';
 import { createStorefrontSettingsService } from './storefront/settings';
+import { createSitemapService } from './storefront/sitemap';
 import { createWebhookEndpointService } from './webhooks/endpoints';
 import { createWorkspaceService } from './workspaces/service';
 
@@ -39,6 +43,10 @@ export function createServices(deps: ServiceDeps) {
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),
     discountCodes: createDiscountCodeService(deps),
+    publicBlog: createPublicBlogService(deps),
+    sitemap: createSitemapService(deps),
+    channelFeeds: createChannelFeedService(deps),
+    blogPosts: createBlogPostService(),
   };
 }
 

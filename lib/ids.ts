@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   portfolioItem: 'pfi',
   testimonial: 'tst',
   certification: 'crt',
+  blogPost: 'post',
   shipment: 'shp',
   plan: 'plan',
   subscription: 'sub',

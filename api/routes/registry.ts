@@ -5,6 +5,7 @@ import { testimonials } from '../../domain/credibility/testimonials';
 import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
+import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { modulesRouter } from './modules/router';
@@ -32,4 +33,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
   discountCodesRouter,
+  blogPostsRouter,
 ];

@@ -2,6 +2,7 @@
 export { Account } from './account';
 export { ApiKey } from './api-key';
 export { AuditLog } from './audit-log';
+export { BlogPost } from './blog-post';
 export { Certification } from './certification';
 export { CustomDomain } from './custom-domain';
 export { DiscountCode } from './discount-code';

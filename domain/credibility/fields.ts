@@ -66,6 +66,9 @@ export const imageUrl = url(
   'http(s) URL or root-relative path, at most 2048 characters; blob: and data: URLs are refused',
 );
 
+/** An absolute `http://` or `https://` URL with a host (a blog post's cover image, shown off-site in feeds too). */
+export const webUrl = url('must be an http(s) URL', (v) => /^https?:\/\//i.test(v) && parsesWithHost(v), 'http(s) URL, at most 2048 characters');
+
 /** A link a buyer follows off-site: `https://` only. */
 export const httpsUrl = url('must be an https:// URL', (v) => /^https:\/\//i.test(v) && parsesWithHost(v), 'https:// URL, at most 2048 characters');
 

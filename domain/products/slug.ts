@@ -1,7 +1,10 @@
 const SLUG_MAX = 80;
 
-/** Lowercase, hyphen-separated, other non-alphanumerics stripped: "Café Deluxe, 2nd Ed." → "cafe-deluxe-2nd-ed". */
-export function slugify(name: string): string {
+/**
+ * Lowercase, hyphen-separated, other non-alphanumerics stripped: "Café Deluxe, 2nd Ed." → "cafe-deluxe-2nd-ed".
+ * `fallback` names what the slug is of, for a name with (almost) nothing alphanumeric.
+ */
+export function slugify(name: string, fallback = 'product'): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -14,7 +17,7 @@ export function slugify(name: string): string {
     .replace(/-$/, '');
   // A name with (almost) nothing alphanumeric still needs a 2-character slug.
   if (slug.length >= 2) return slug;
-  return slug ? `product-${slug}` : 'product';
+  return slug ? `${fallback}-${slug}` : fallback;
 }
 
 let lastSuffixMicros = 0;

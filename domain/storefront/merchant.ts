@@ -16,10 +16,13 @@ export interface Merchant {
   metaPixelId: string | null;
   googleTagId: string | null;
   tiktokPixelId: string | null;
+  /** When the workspace's branding last changed: the landing page's lastmod in the sitemap. */
+  updatedAt: Date;
 }
 
 const MERCHANT_COLUMNS = `a.id, a.name, a.slug, a.description, a.brand_color AS "brandColor", a.brand_logo AS "brandLogo",
-  a.brand_banner AS "brandBanner", a.meta_pixel_id AS "metaPixelId", a.google_tag_id AS "googleTagId", a.tiktok_pixel_id AS "tiktokPixelId"`;
+  a.brand_banner AS "brandBanner", a.meta_pixel_id AS "metaPixelId", a.google_tag_id AS "googleTagId", a.tiktok_pixel_id AS "tiktokPixelId",
+  a.updated_at AS "updatedAt"`;
 
 /** The workspace whose slug, or one of whose custom domains, this is (either matched case-insensitively); undefined when none. */
 export async function findMerchant(sequelize: Sequelize, slugOrHost: string): Promise<Merchant | undefined> {

@@ -47,6 +47,15 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/{merchantSlug}/{productSlug}',
         '/v1/referral-links',
         '/v1/referral-links/{id}',
+        '/v1/storefront/public/{merchantSlug}/blog',
+        '/v1/storefront/public/{merchantSlug}/blog/rss.xml',
+        '/v1/storefront/public/{merchantSlug}/blog/{postSlug}',
+        '/v1/storefront/public/{merchantSlug}/sitemap',
+        '/v1/storefront/public/{merchantSlug}/feeds/google.xml',
+        '/v1/storefront/public/{merchantSlug}/feeds/meta.xml',
+        '/v1/storefront/public/{merchantSlug}/feeds/tiktok.xml',
+        '/v1/blog-posts',
+        '/v1/blog-posts/{id}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { FEED_CHANNELS } from '../../../domain/storefront/feeds';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
 import {
+  BlogIndex,
+  BlogPostPage,
+  BlogPostParams,
   CaptureReferralBody,
   DiscountQuote,
   Landing,
@@ -28,18 +32,18 @@ const CACHE_SECONDS = 60;
 /**
  * The public storefront reads (no key; a key of the merchant's own workspace may be sent to read its
  * environment). `:merchantSlug` is the workspace slug or one of its custom domains. Fixed segments
- * (`pixels`, later `sitemap`, `blog`, `feeds`, …) are declared before `/:productSlug` and win over a product
- * of that slug.
+ * (`pixels`, `blog`, `sitemap`, `feeds`, …) are declared before `/:productSlug` and win over a product
+ * of that slug. The XML documents (RSS, sitemap, feeds) are raw bodies with the same caching.
  */
 export function storefrontPublicRouter(deps: RouteDeps) {
-  const { publicStorefront: storefront, referralLinks, storefrontActivity } = deps.services;
+  const { publicStorefront: storefront, referralLinks, storefrontActivity, publicBlog: blog, sitemap, channelFeeds } = deps.services;
   const unsubscribe = {
     summary: 'Unsubscribe the e-mail named by a signed token from abandoned-cart e-mails (the link in such an e-mail)',
     access: 'public' as const,
     query: UnsubscribeQuery,
     response: Unsubscribed,
   };
-  return new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
+  const router = new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
     .add({
       method: 'post',
       path: '/track',
@@ -127,12 +131,65 @@ export function storefrontPublicRouter(deps: RouteDeps) {
     })
     .add({
       method: 'get',
-      path: '/:merchantSlug/:productSlug',
-      summary: 'A published product with its variants, files (digital), inventory state and cross-sell list',
+      path: '/:merchantSlug/blog',
+      summary: 'Blog index: published posts, newest first, with excerpts and URLs',
       access: 'storefront',
-      params: ProductPageParams,
-      response: ProductPage,
+      params: MerchantParams,
+      response: BlogIndex,
       cacheSeconds: CACHE_SECONDS,
-      handler: async ({ params, auth }) => ({ data: await storefront.product(params.merchantSlug, params.productSlug, auth) }),
-    }).router;
+      handler: async ({ params, auth }) => ({ data: await blog.index(params.merchantSlug, auth) }),
+    })
+    // Before /blog/:postSlug, which would otherwise take it (a post slug cannot contain a dot anyway).
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/blog/rss.xml',
+      summary: 'RSS 2.0 feed of the newest 50 published posts',
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/rss+xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await blog.rss(params.merchantSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/blog/:postSlug',
+      summary: 'A published blog post with its Markdown rendered to sanitised HTML',
+      access: 'storefront',
+      params: BlogPostParams,
+      response: BlogPostPage,
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ data: await blog.post(params.merchantSlug, params.postSlug, auth) }),
+    })
+    .add({
+      method: 'get',
+      path: '/:merchantSlug/sitemap',
+      summary: 'sitemaps.org XML sitemap: landing page, blog, published products and posts with lastmod',
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await sitemap.sitemap(params.merchantSlug, auth) }),
+    });
+  for (const channel of FEED_CHANNELS) {
+    router.add({
+      method: 'get',
+      path: `/:merchantSlug/feeds/${channel}.xml`,
+      summary: `${channel} catalogue feed (RSS 2.0 with the g: namespace) of published products not excluded from feeds`,
+      access: 'storefront',
+      params: MerchantParams,
+      produces: 'application/rss+xml',
+      cacheSeconds: CACHE_SECONDS,
+      handler: async ({ params, auth }) => ({ raw: await channelFeeds.feed(params.merchantSlug, channel, auth) }),
+    });
+  }
+  return router.add({
+    method: 'get',
+    path: '/:merchantSlug/:productSlug',
+    summary: 'A published product with its variants, files (digital), inventory state and cross-sell list',
+    access: 'storefront',
+    params: ProductPageParams,
+    response: ProductPage,
+    cacheSeconds: CACHE_SECONDS,
+    handler: async ({ params, auth }) => ({ data: await storefront.product(params.merchantSlug, params.productSlug, auth) }),
+  }).router;
 }

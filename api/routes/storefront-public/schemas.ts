@@ -121,3 +121,27 @@ export const DiscountQuote = z
     }),
   ])
   .meta({ id: 'DiscountQuote' });
+
+export const BlogPostParams = z.object({ merchantSlug: slug, postSlug: z.string().min(1).max(80) });
+
+const postSummaryShape = {
+  id: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  excerpt: z.string().meta({ description: 'The merchant’s excerpt, or the body’s first words (at most 280 characters)' }),
+  coverImage: z.string().nullable(),
+  publishedAt: z.string(),
+  updatedAt: z.string(),
+  url: z.string().meta({ description: 'PUBLIC_BASE_URL/<workspace slug>/blog/<post slug>' }),
+};
+
+export const BlogIndex = z
+  .object({
+    posts: z.array(z.object(postSummaryShape).meta({ id: 'StorefrontBlogPostSummary' })).meta({ description: 'Published posts, newest first (at most 200)' }),
+    rssUrl: z.string(),
+  })
+  .meta({ id: 'StorefrontBlogIndex' });
+
+export const BlogPostPage = z
+  .object({ ...postSummaryShape, html: z.string().meta({ description: 'The Markdown body rendered to sanitised HTML' }) })
+  .meta({ id: 'StorefrontBlogPost' });
