@@ -4,6 +4,7 @@ import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
+import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -30,6 +31,7 @@ interface Owned {
   certificationId: string;
   referralLinkId: string;
   discountCodeId: string;
+  blogPostId: string;
 }
 
 interface Probe {
@@ -56,6 +58,7 @@ const PROBES: Record<string, Probe> = {
   },
   '/v1/payment/webhook-endpoints/{id}/deliveries': { params: (o) => ({ id: o.webhookEndpointId }), methods: { get: null } },
   '/v1/payment/webhook-endpoints/{id}/test': { params: (o) => ({ id: o.webhookEndpointId }), methods: { post: null } },
+  '/v1/blog-posts/{id}': { params: (o) => ({ id: o.blogPostId }), methods: { get: null, patch: { title: 'Taken over' }, delete: null } },
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
 };
@@ -141,6 +144,7 @@ beforeAll(async () => {
     certificationId: await insertCredibilityItem(t.ctx.sequelize, 'certifications', owner),
     referralLinkId: (await insertReferralLink(owner)).id,
     discountCodeId: (await insertDiscountCode(owner)).id,
+    blogPostId: (await insertBlogPost(owner)).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
