@@ -12,7 +12,7 @@ import type { ServiceDeps } from '../service-deps';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
-export type ApiKeyRow = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
+export type ApiKeyRow = Pick<ApiKey, 'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
 
 /** An active key with its workspace, as authentication needs it. */
 export interface ActiveKey {
@@ -28,6 +28,7 @@ export interface ActiveKey {
 export function toApiKeyDto(key: ApiKeyRow) {
   return {
     id: key.id,
+    accountId: key.accountId,
     name: key.name,
     prefix: key.prefix,
     last4: key.last4,

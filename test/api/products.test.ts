@@ -78,6 +78,7 @@ describe('POST /v1/storefront/products', () => {
     const product = res.body.data;
     expect(product).toEqual({
       id: expect.stringMatching(/^prod_[0-9A-Z]{26}$/),
+      accountId: ws.accountId,
       name: 'Café Deluxe, 2nd Ed.',
       slug: 'cafe-deluxe-2nd-ed',
       description: '# Markdown',
@@ -433,7 +434,7 @@ describe('publishable keys (public catalogue)', () => {
 
     const one = await http<{ data: ProductDto }>(t.api.baseUrl, 'GET', `${PRODUCTS}/${shown.id}`, { key: ws.publishableKey });
     expect(one.status).toBe(200);
-    expect(one.body.data.files).toEqual([{ id: file.body.data.id, productId: shown.id, fileName: 'book.pdf', fileSize: 1234, mimeType: 'application/pdf', createdAt: expect.any(String) }]);
+    expect(one.body.data.files).toEqual([{ id: file.body.data.id, accountId: ws.accountId, productId: shown.id, fileName: 'book.pdf', fileSize: 1234, mimeType: 'application/pdf', createdAt: expect.any(String) }]);
     expect(JSON.stringify(list.body)).not.toContain('storageKey');
     expect(JSON.stringify(one.body)).not.toContain(file.body.data.storageKey);
     expectError(await http(t.api.baseUrl, 'GET', `${PRODUCTS}/${hidden.id}`, { key: ws.publishableKey }), 404, 'RESOURCE_NOT_FOUND');
