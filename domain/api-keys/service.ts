@@ -25,6 +25,18 @@ export interface ActiveKey {
   account: WorkspaceSummary;
 }
 
+/**
+ * The key lookup, by hash. One round trip on every authenticated request, so plain SQL selecting only what
+ * AuthContext needs; exported so the bench's ceilings send the very same statement.
+ */
+export const ACTIVE_KEY_SQL = `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
+                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
+                a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+export type ActiveKeyRow = Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>;
+
 export function toApiKeyDto(key: ApiKeyRow) {
   return {
     id: key.id,
@@ -88,16 +100,7 @@ export function createApiKeyService({ sequelize }: Pick<ServiceDeps, 'sequelize'
     /** Resolves a presented key to its active row and workspace; null when unknown or revoked. */
     async findActiveKey(value: string): Promise<ActiveKey | null> {
       const hash = hashKey(value);
-      // One round trip on every authenticated request, so plain SQL selecting only what AuthContext needs.
-      const [row] = await plainQuery<Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>>(
-        sequelize,
-        `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
-                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
-                a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hash],
-      );
+      const [row] = await plainQuery<ActiveKeyRow>(sequelize, ACTIVE_KEY_SQL, [hash]);
       if (!row || !hashesEqual(row.keyHash, hash)) return null;
       return {
         id: row.id,
