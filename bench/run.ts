@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: for each scenario, the real route through createApp against a bare node:http + pg
- * "ceiling" doing only the unavoidable database work, each in its own child process, same PostgreSQL, same
- * pool size, loaded by autocannon on loopback. Reports, and exits 0 even below target; exits 1 when a
+ * "ceiling" sending the route's own statements in the route's own round trips, each in its own child
+ * process, same PostgreSQL, same pool size, loaded by autocannon on loopback; both sides' database round
+ * trips per request are counted in the servers (bench/lib/round-trips.ts). Reports, and exits 0 even below target; exits 1 when a
  * server fails or any request is not answered 2xx.
  *
  * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY,
@@ -53,7 +54,10 @@ async function runSide(label: string, side: Side, ctx: BenchContext): Promise<Me
     side.verify(probe.status, parsed);
 
     log(`${label}: ${ctx.options.warmup}s warm-up, ${ctx.options.duration}s measured, ${ctx.options.connections} connections`);
-    const result = await measure(server.baseUrl, side.request, ctx.options, () => cpuSeconds(server.pid));
+    const result = await measure(server.baseUrl, side.request, ctx.options, async () => ({
+      cpuSeconds: cpuSeconds(server.pid),
+      ...(await server.roundTrips()),
+    }));
     server.assertAlive();
     return result;
   } finally {

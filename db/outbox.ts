@@ -2,6 +2,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { EventType } from '../lib/event-types';
 import { newId } from '../lib/ids';
 import { AuditLog } from './models';
+import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
 
 export interface EmittedEvent {
@@ -21,13 +22,19 @@ export function connectionOf(tx: Transaction): Sequelize {
  * event registry (lib/event-types.ts) can be emitted.
  */
 export async function emit(tx: Transaction, tenant: Tenant, type: EventType, data: Record<string, unknown>): Promise<EmittedEvent> {
-  // A plain INSERT: every write request emits, and building a model instance costs more than the statement.
-  const [event] = await connectionOf(tx).query<EmittedEvent>(
-    `INSERT INTO events (id, account_id, environment, type, data) VALUES ($1, $2, $3, $4, $5)
-     RETURNING id, type, created_at AS "createdAt"`,
-    { bind: [newId('evt'), tenant.accountId, tenant.environment, type, JSON.stringify(data)], type: QueryTypes.SELECT, transaction: tx },
-  );
+  const { text, values } = eventInsertStatement(tenant, type, data);
+  const [event] = await connectionOf(tx).query<EmittedEvent>(text, { bind: values, type: QueryTypes.SELECT, transaction: tx });
   return event!;
+}
+
+/** emit's statement; exported so the bench's ceilings send the very same one. */
+export function eventInsertStatement(tenant: Tenant, type: EventType, data: Record<string, unknown>): Statement {
+  // A plain INSERT: every write request emits, and building a model instance costs more than the statement.
+  return {
+    text: `INSERT INTO events (id, account_id, environment, type, data) VALUES ($1, $2, $3, $4, $5)
+     RETURNING id, type, created_at AS "createdAt"`,
+    values: [newId('evt'), tenant.accountId, tenant.environment, type, JSON.stringify(data)],
+  };
 }
 
 export interface AuditEntry {

@@ -18,6 +18,33 @@ function column(model: ModelStatic<Model>, attribute: string): string {
   return field;
 }
 
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+type PageOptions<M extends Model> = {
+  tenant: Tenant;
+  where?: Partial<Record<keyof Attributes<M> & string, Scalar>>;
+  page: PageRequest;
+  idPrefix: IdPrefix;
+};
+
+/** The statement of one list page (see listPage); exported so the bench's ceilings send the very same one. */
+export function listPageStatement<M extends Model>(model: ModelStatic<M>, options: PageOptions<M>): Statement {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
+  const conditions = Object.entries(filters).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
+  const afterId = decodeCursor(options.page.cursor, options.idPrefix);
+  if (afterId) conditions.push(`id < ${bind(afterId)}`);
+  const limit = bind(options.page.limit + 1);
+  return {
+    text: `SELECT ${selectColumns(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
+    values,
+  };
+}
+
 /**
  * One list page of a tenant's rows, newest first, keyset-paginated on the ULID primary key: rows inserted
  * while a client pages have larger ids and so can neither shift nor repeat what it has already seen. `where`
@@ -27,25 +54,9 @@ function column(model: ModelStatic<Model>, attribute: string): string {
 export async function listPage<M extends Model & { id: string }, T>(
   sequelize: Sequelize,
   model: ModelStatic<M>,
-  options: {
-    tenant: Tenant;
-    where?: Partial<Record<keyof Attributes<M> & string, Scalar>>;
-    page: PageRequest;
-    idPrefix: IdPrefix;
-    toDto: (row: Attributes<M>) => T;
-  },
+  options: PageOptions<M> & { toDto: (row: Attributes<M>) => T },
 ): Promise<ListPage<T>> {
-  const values: unknown[] = [];
-  const bind = (value: unknown) => `$${values.push(value)}`;
-  const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
-  const conditions = Object.entries(filters).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
-  const afterId = decodeCursor(options.page.cursor, options.idPrefix);
-  if (afterId) conditions.push(`id < ${bind(afterId)}`);
-  const limit = bind(options.page.limit + 1);
-  const rows = await plainQuery<Attributes<M> & { id: string }>(
-    sequelize,
-    `SELECT ${selectColumns(model)} FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
-    values,
-  );
+  const { text, values } = listPageStatement(model, options);
+  const rows = await plainQuery<Attributes<M> & { id: string }>(sequelize, text, values);
   return toListPage(rows, options.page.limit, options.toDto);
 }

@@ -1,6 +1,7 @@
 import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
 import { selectColumns } from './columns';
-import { Product } from './models';
+import { Product, type ProductType } from './models';
+import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
 
 /**
@@ -26,22 +27,35 @@ export interface FileRow {
 /** Every product column as its camelCase attribute (see selectColumns). */
 export const productColumns = (alias: string): string => selectColumns(Product, alias);
 
+export interface ProductReadFilters {
+  id?: string;
+  slug?: string;
+  published?: boolean;
+  type?: ProductType;
+  afterId?: string;
+  /** Archived products too (a merchant's retrieve by id); lists leave them out. */
+  archived?: boolean;
+}
+
 /**
  * One statement for a page of products (or one product) with each digital product's files aggregated in
  * the same row, so a page of 50 costs one round trip, never 1 + 50. Non-digital rows skip the subquery.
+ * Positional parameters, so list pages can run it as a named prepared statement (db/plain-query.ts).
  */
-export function productReadSql(filters: { id?: boolean; slug?: boolean; published?: boolean; type?: boolean; afterId?: boolean; archived?: boolean }): string {
+export function productReadStatement(tenant: Tenant, filters: ProductReadFilters, limit: number): Statement {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => `$${values.push(value)}`;
   const where = [
-    'p.account_id = :accountId',
-    'p.environment = :environment',
+    `p.account_id = ${bind(tenant.accountId)}`,
+    `p.environment = ${bind(tenant.environment)}`,
     ...(filters.archived ? [] : ['NOT p.archived']),
-    ...(filters.id ? ['p.id = :id'] : []),
-    ...(filters.slug ? ['p.slug = :slug'] : []),
-    ...(filters.published ? ['p.published = :published'] : []),
-    ...(filters.type ? ['p.type = :type'] : []),
-    ...(filters.afterId ? ['p.id < :afterId'] : []),
+    ...(filters.id !== undefined ? [`p.id = ${bind(filters.id)}`] : []),
+    ...(filters.slug !== undefined ? [`p.slug = ${bind(filters.slug)}`] : []),
+    ...(filters.published !== undefined ? [`p.published = ${bind(filters.published)}`] : []),
+    ...(filters.type !== undefined ? [`p.type = ${bind(filters.type)}`] : []),
+    ...(filters.afterId !== undefined ? [`p.id < ${bind(filters.afterId)}`] : []),
   ];
-  return `SELECT ${productColumns('p')},
+  const text = `SELECT ${productColumns('p')},
       CASE WHEN p.type = 'digital' THEN COALESCE((
         SELECT json_agg(json_build_object('id', f.id, 'accountId', f.account_id, 'productId', f.product_id, 'fileName', f.file_name,
                  'fileSize', f.file_size, 'mimeType', f.mime_type, 'storageKey', f.storage_key, 'createdAt', f.created_at)
@@ -51,17 +65,40 @@ export function productReadSql(filters: { id?: boolean; slug?: boolean; publishe
     FROM products p
    WHERE ${where.join(' AND ')}
    ORDER BY p.id DESC
-   LIMIT :limit`;
+   LIMIT ${bind(limit)}`;
+  return { text, values };
 }
 
 export type ProductReadRow = ProductAttributes & { files: FileRow[] };
 
 /** Reads one product of the tenant with its files (archived included: the merchant may still look it up). */
 export async function readProduct(sequelize: Sequelize, tenant: Tenant, id: string, tx?: Transaction): Promise<ProductReadRow | undefined> {
-  const [row] = await sequelize.query<ProductReadRow>(productReadSql({ id: true, archived: true }), {
-    replacements: { ...tenant, id, limit: 1 },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const { text, values } = productReadStatement(tenant, { id, archived: true }, 1);
+  const [row] = await sequelize.query<ProductReadRow>(text, { bind: values, type: QueryTypes.SELECT, transaction: tx });
   return row;
+}
+
+const JSON_ATTRIBUTES = new Set(['coverImages', 'tags', 'metadata']);
+
+/**
+ * One INSERT of a product that yields to a taken slug (ON CONFLICT DO NOTHING, so it returns no row) instead
+ * of failing, which keeps the caller's transaction usable for the next candidate. `values` are attributes;
+ * undefined ones are left to the column defaults.
+ */
+export function productInsertStatement(values: Record<string, unknown>): Statement {
+  const attributes = Product.getAttributes() as Record<string, { field?: string }>;
+  const keys = Object.keys(values).filter((k) => values[k] !== undefined);
+  // Column names come from the model only; the values are bound.
+  const column = (key: string) => {
+    const field = attributes[key]?.field;
+    if (!field) throw new Error(`not a product attribute: ${key}`);
+    return field;
+  };
+  return {
+    text: `INSERT INTO products (${keys.map(column).join(', ')})
+       VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (account_id, environment, slug) DO NOTHING
+       RETURNING ${productColumns('')}`,
+    values: keys.map((k) => (JSON_ATTRIBUTES.has(k) ? JSON.stringify(values[k]) : values[k])),
+  };
 }

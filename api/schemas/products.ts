@@ -5,6 +5,7 @@ import { CURRENCIES, PRODUCT_TYPES } from '../../db/models/product';
 export const ProductFile = z
   .object({
     id: z.string().meta({ example: 'file_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    accountId: z.string(),
     productId: z.string(),
     fileName: z.string(),
     fileSize: z.int(),
@@ -17,6 +18,7 @@ export const ProductFile = z
 export const Product = z
   .object({
     id: z.string().meta({ example: 'prod_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    accountId: z.string().meta({ description: "The caller's workspace, publishable-key reads included" }),
     name: z.string(),
     slug: z.string(),
     description: z.string().nullable(),

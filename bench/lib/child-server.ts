@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ROUND_TRIPS_REQUEST } from './round-trips';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -21,6 +22,8 @@ export interface RunningServer {
   pid: number | undefined;
   /** Throws if the process has exited since it became ready. */
   assertAlive(): void;
+  /** Statements its pg clients have sent and HTTP requests it has received so far (bench/lib/round-trips.ts). */
+  roundTrips(): Promise<{ roundTrips: number; requests: number }>;
   stop(): Promise<void>;
 }
 
@@ -33,11 +36,15 @@ const OUTPUT_TAIL_LINES = 40;
 export async function startServer(name: string, spec: ServerSpec, port: number, timeoutMs = 60_000): Promise<RunningServer> {
   // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of every server the bench starts (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, ...(spec.nodeArgs ?? []), '--import', 'tsx', path.join(PROJECT_ROOT, spec.script)], {
+  const counter = path.join(__dirname, 'round-trips.ts');
+  const args = [...profile, ...(spec.nodeArgs ?? []), '--import', 'tsx', '--import', counter, path.join(PROJECT_ROOT, spec.script)];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...spec.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  // Our end of the channel must not keep the bench alive either.
+  child.channel?.unref();
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
     tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -79,6 +86,23 @@ export async function startServer(name: string, spec: ServerSpec, port: number, 
     pid: child.pid,
     assertAlive() {
       if (exit) throw failure(`died during the run (${exit})`);
+    },
+    roundTrips() {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          child.off('message', onMessage);
+          reject(failure('did not report its round trips within 5 s'));
+        }, 5_000);
+        const onMessage = (message: unknown) => {
+          const counts = message as { roundTrips?: unknown; requests?: unknown } | null;
+          if (typeof counts?.roundTrips !== 'number' || typeof counts.requests !== 'number') return;
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve({ roundTrips: counts.roundTrips, requests: counts.requests });
+        };
+        child.on('message', onMessage);
+        child.send(ROUND_TRIPS_REQUEST);
+      });
     },
     async stop() {
       if (exit) return;

@@ -18,6 +18,16 @@ export interface Measurement {
   bytesPerResponse: number;
   /** CPU time of the server process (not PostgreSQL, not the load generator) per request; null off Linux. */
   serverCpuMsPerRequest: number | null;
+  /** Statements the server sent to PostgreSQL per request, background work included (rate-limit flushes, lastUsedAt). */
+  roundTripsPerRequest: number;
+}
+
+/** What the bench reads from the server process before and after the measured run. */
+export interface ServerCounters {
+  cpuSeconds: number | undefined;
+  roundTrips: number;
+  /** HTTP requests the server has received. */
+  requests: number;
 }
 
 export class LoadError extends Error {}
@@ -51,18 +61,19 @@ async function fire(baseUrl: string, request: LoadRequest, connections: number, 
 
 /**
  * Warm-up (discarded), then the measured run; both must answer 2xx to every request. `serverCpu` reads the
- * server process's CPU seconds so far, to report CPU time per request over the measured run.
+ * server process's CPU seconds and round trips so far, to report both per request over the measured run.
  */
 export async function measure(
   baseUrl: string,
   request: LoadRequest,
   options: { connections: number; warmup: number; duration: number },
-  serverCpu: () => number | undefined = () => undefined,
+  counters: () => Promise<ServerCounters>,
 ): Promise<Measurement> {
   await fire(baseUrl, request, options.connections, options.warmup);
-  const cpuBefore = serverCpu();
+  const before = await counters();
   const result = await fire(baseUrl, request, options.connections, options.duration);
-  const cpuAfter = serverCpu();
+  const after = await counters();
+  const [cpuBefore, cpuAfter] = [before.cpuSeconds, after.cpuSeconds];
   return {
     requestsPerSecond: result.requests.average,
     latencyMs: {
@@ -79,5 +90,6 @@ export async function measure(
       cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
         ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total
         : null,
+    roundTripsPerRequest: (after.roundTrips - before.roundTrips) / Math.max(1, after.requests - before.requests),
   };
 }

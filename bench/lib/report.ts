@@ -18,12 +18,13 @@ const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
 const ms = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 const cpu = (m: Measurement) => (m.serverCpuMsPerRequest === null ? 'n/a' : m.serverCpuMsPerRequest.toFixed(2));
+const trips = (m: Measurement) => m.roundTripsPerRequest.toFixed(2);
 
 export function renderTable(results: ScenarioResult[]): string {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'full/ceiling', 'target', 'verdict'];
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'DB trips/req', 'full/ceiling', 'target', 'verdict'];
   const rows: string[][] = [];
   for (const r of results) {
-    rows.push([r.name, 'ceiling', fmt(r.ceiling.requestsPerSecond), ms(r.ceiling.latencyMs.p50), ms(r.ceiling.latencyMs.p99), cpu(r.ceiling), '', '', '']);
+    rows.push([r.name, 'ceiling', fmt(r.ceiling.requestsPerSecond), ms(r.ceiling.latencyMs.p50), ms(r.ceiling.latencyMs.p99), cpu(r.ceiling), trips(r.ceiling), '', '', '']);
     rows.push([
       '',
       'full stack',
@@ -31,13 +32,14 @@ export function renderTable(results: ScenarioResult[]): string {
       ms(r.fullStack.latencyMs.p50),
       ms(r.fullStack.latencyMs.p99),
       cpu(r.fullStack),
+      trips(r.fullStack),
       pct(r.ratio),
       `>= ${pct(r.target)}`,
       r.pass ? 'PASS' : 'BELOW TARGET',
     ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const numeric = new Set([2, 3, 4, 5, 6]);
+  const numeric = new Set([2, 3, 4, 5, 6, 7]);
   const line = (cells: string[]) =>
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

@@ -1,26 +1,27 @@
 import { encodeCursor } from '../../db/cursor';
-import { toApiKeyDto, type ApiKeyRow } from '../../domain/api-keys/service';
+import { ApiKey } from '../../db/models';
+import { listPageStatement } from '../../db/pagination';
+import { createDatabase } from '../../db/connection';
+import { toApiKeyDto } from '../../domain/api-keys/service';
 import { serveBare, sendJson } from './bare';
+import { lookUpKey } from './key-lookup';
 
 /**
- * Ceiling for `GET /api/v1/account/api-keys`: the very list query the route runs (same index, same
- * LIMIT 51 = page of 50 + 1 to detect a next page), the same fields and a same-shaped JSON envelope, with
- * no authentication, no rate limiting, no framework. Env: BENCH_ACCOUNT_ID, BENCH_ENVIRONMENT.
+ * Ceiling for `GET /api/v1/account/api-keys`: the route's database work in the route's round trips (the key
+ * lookup, then the very page statement listPage builds, both named prepared statements) and the same DTO
+ * code, with no framework, validation, rate limiting or logging.
  */
-const accountId = process.env.BENCH_ACCOUNT_ID ?? '';
-const environment = process.env.BENCH_ENVIRONMENT ?? 'test';
 const LIMIT = 50;
 
-// Same serialisation code as the route, so the two sides differ only in the stack around it.
+// The model registry supplies the column list; this Sequelize instance never opens a connection.
+createDatabase({ url: process.env.DATABASE_URL ?? '' });
+
 serveBare({
-  'GET /api/v1/account/api-keys': async (pool, _req, res) => {
-    const { rows } = await pool.query<ApiKeyRow>({
-      name: 'ceiling-api-keys-page',
-      text: `SELECT id, name, prefix, last4, environment, access, created_at AS "createdAt",
-              last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"
-         FROM api_keys WHERE account_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
-      values: [accountId, environment, LIMIT + 1],
-    });
+  'GET /api/v1/account/api-keys': async (pool, req, res) => {
+    const key = await lookUpKey(pool, req);
+    if (!key) return sendJson(res, 401, { error: 'INVALID_API_KEY' });
+    const { text, values } = listPageStatement(ApiKey, { tenant: key, page: { limit: LIMIT }, idPrefix: 'key' });
+    const { rows } = await pool.query<ApiKey>({ name: 'ceiling-api-keys-page', text, values });
     const page = rows.slice(0, LIMIT);
     const last = rows.length > LIMIT ? page[page.length - 1] : undefined;
     sendJson(res, 200, {

@@ -1,24 +1,23 @@
 import type { IncomingMessage } from 'node:http';
-import { productColumns } from '../../db/products';
-import { toProductDto } from '../../domain/products/dto';
-import { slugify, withTimestampSuffix } from '../../domain/products/slug';
+import { eventInsertStatement } from '../../db/outbox';
+import { productInsertStatement, type ProductAttributes } from '../../db/products';
 import { createDatabase } from '../../db/connection';
+import { PRODUCT_EVENTS, toProductDto } from '../../domain/products/dto';
+import { slugify } from '../../domain/products/slug';
 import { newId } from '../../lib/ids';
 import { serveBare, sendJson } from './bare';
+import { lookUpKey } from './key-lookup';
 
 /**
- * Ceiling for `POST /api/v1/storefront/products`: read and parse the JSON body, one INSERT (a fresh suffixed
- * slug, so no collision check), the same DTO code, with no authentication, validation, transaction or event.
- * Env: BENCH_ACCOUNT_ID, BENCH_ENVIRONMENT, BENCH_WORKSPACE_SLUG, PUBLIC_BASE_URL.
+ * Ceiling for `POST /api/v1/storefront/products`: the route's database work in the route's round trips for
+ * a `pro` workspace (no plan cap to count) and a free slug — the key lookup, then one transaction holding
+ * the very product INSERT and outbox INSERT the route sends — and the same DTO code, with no framework,
+ * validation, idempotency, rate limiting or logging. Env: PUBLIC_BASE_URL.
  */
-const accountId = process.env.BENCH_ACCOUNT_ID ?? '';
-const environment = process.env.BENCH_ENVIRONMENT ?? 'test';
-const storefront = { workspaceSlug: process.env.BENCH_WORKSPACE_SLUG ?? null, baseUrl: process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000' };
+const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
 
 // The model registry supplies the column list; this Sequelize instance never opens a connection.
 createDatabase({ url: process.env.DATABASE_URL ?? '' });
-const sql = `INSERT INTO products (id, account_id, environment, name, slug, price, currency, type)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${productColumns('')}`;
 
 async function readJson(req: IncomingMessage): Promise<{ name: string; price: number; currency: string; type: string }> {
   const chunks: Buffer[] = [];
@@ -28,17 +27,24 @@ async function readJson(req: IncomingMessage): Promise<{ name: string; price: nu
 
 serveBare({
   'POST /api/v1/storefront/products': async (pool, req, res) => {
+    const key = await lookUpKey(pool, req);
+    if (!key) return sendJson(res, 401, { error: 'INVALID_API_KEY' });
     const body = await readJson(req);
-    const { rows } = await pool.query<Parameters<typeof toProductDto>[0]>({ name: 'ceiling-product-insert', text: sql }, [
-      newId('prod'),
-      accountId,
-      environment,
-      body.name,
-      withTimestampSuffix(slugify(body.name)),
-      body.price,
-      body.currency,
-      body.type,
-    ]);
-    sendJson(res, 201, { data: toProductDto(rows[0]!, [], storefront), error: null, meta: { requestId: null, timestamp: new Date().toISOString() } });
+    const tenant = { accountId: key.accountId, environment: key.environment };
+    const insert = productInsertStatement({ ...body, id: newId('prod'), ...tenant, slug: slugify(body.name) });
+    const client = await pool.connect();
+    try {
+      await client.query('START TRANSACTION');
+      const { rows } = await client.query<ProductAttributes>(insert);
+      const product = toProductDto(rows[0]!, [], { workspaceSlug: key.slug, baseUrl });
+      await client.query(eventInsertStatement(tenant, PRODUCT_EVENTS.created, product));
+      await client.query('COMMIT');
+      sendJson(res, 201, { data: product, error: null, meta: { requestId: null, timestamp: new Date().toISOString() } });
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    } finally {
+      client.release();
+    }
   },
 });

@@ -13,7 +13,7 @@ import { createKeyLookupCache } from './cache';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
-export type ApiKeyRow = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
+export type ApiKeyRow = Pick<ApiKey, 'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
 
 /** An active key with its workspace, as authentication needs it. */
 export interface ActiveKey {
@@ -26,9 +26,22 @@ export interface ActiveKey {
   account: WorkspaceSummary;
 }
 
+/**
+ * The key lookup, by hash. One round trip on every authenticated request (unless cached), so plain SQL selecting
+ * only what AuthContext needs; exported so the bench's ceilings send the very same statement.
+ */
+export const ACTIVE_KEY_SQL = `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
+                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
+                a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+export type ActiveKeyRow = Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>;
+
 export function toApiKeyDto(key: ApiKeyRow) {
   return {
     id: key.id,
+    accountId: key.accountId,
     name: key.name,
     prefix: key.prefix,
     last4: key.last4,
@@ -95,16 +108,7 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
       const cached = cache.get(hash);
       if (cached) return cached;
       const generation = cache.generation();
-      // One round trip on every authenticated request, so plain SQL selecting only what AuthContext needs.
-      const [row] = await plainQuery<Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>>(
-        sequelize,
-        `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
-                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
-                a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hash],
-      );
+      const [row] = await plainQuery<ActiveKeyRow>(sequelize, ACTIVE_KEY_SQL, [hash]);
       if (!row || !hashesEqual(row.keyHash, hash)) return null;
       const key: ActiveKey = {
         id: row.id,

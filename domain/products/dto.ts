@@ -30,6 +30,7 @@ const iso = (value: Date | string) => new Date(value).toISOString();
 export function toFileDto(file: FileRow, audience: Audience = 'merchant') {
   return {
     id: file.id,
+    accountId: file.accountId,
     productId: file.productId,
     fileName: file.fileName,
     fileSize: Number(file.fileSize),
@@ -52,6 +53,7 @@ export function pageUrl(storefront: Storefront, productSlug: string): string | n
 export function toProductDto(product: ProductAttributes, files: FileRow[], storefront: Storefront, audience: Audience = 'merchant') {
   return {
     id: product.id,
+    accountId: product.accountId,
     name: product.name,
     slug: product.slug,
     description: product.description,

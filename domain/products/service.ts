@@ -2,7 +2,8 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { Product, ProductFile, type ProductType } from '../../db/models';
 import { decodeCursor, toListPage } from '../../db/cursor';
 import { emit } from '../../db/outbox';
-import { productColumns, productReadSql, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
+import { plainQuery } from '../../db/plain-query';
+import { productInsertStatement, productReadStatement, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -17,8 +18,6 @@ import { slugify, withTimestampSuffix } from './slug';
 
 /** A derived slug: the base, then suffixed candidates (a clash with another process's suffix is near impossible). */
 const SLUG_ATTEMPTS = 3;
-
-const JSON_ATTRIBUTES = new Set(['coverImages', 'tags', 'metadata']);
 
 /** The list filters of GET /v1/storefront/products. */
 export interface ProductListQuery {
@@ -35,26 +34,10 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
     return product;
   }
 
-  /**
-   * One INSERT that yields to a taken slug (ON CONFLICT DO NOTHING) instead of failing, so the transaction
-   * stays usable for the next candidate. Returns the stored row, or undefined when the slug is taken.
-   */
+  /** The stored row, or undefined when the slug is taken (the transaction stays usable). */
   async function insertIfSlugFree(tx: Transaction, values: Record<string, unknown>): Promise<ProductAttributes | undefined> {
-    const attributes = Product.getAttributes() as Record<string, { field?: string }>;
-    const keys = Object.keys(values).filter((k) => values[k] !== undefined);
-    // Column names come from the model only; the values are bound.
-    const column = (key: string) => {
-      const field = attributes[key]?.field;
-      if (!field) throw new Error(`not a product attribute: ${key}`);
-      return field;
-    };
-    const [row] = await sequelize.query<ProductAttributes>(
-      `INSERT INTO products (${keys.map(column).join(', ')})
-       VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (account_id, environment, slug) DO NOTHING
-       RETURNING ${productColumns('')}`,
-      { bind: keys.map((k) => (JSON_ATTRIBUTES.has(k) ? JSON.stringify(values[k]) : values[k])), type: QueryTypes.SELECT, transaction: tx },
-    );
+    const { text, values: bind } = productInsertStatement(values);
+    const [row] = await sequelize.query<ProductAttributes>(text, { bind, type: QueryTypes.SELECT, transaction: tx });
     return row;
   }
 
@@ -108,14 +91,13 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
         if (published === false) return { data: [], nextCursor: null };
         published = true;
       }
-      const afterId = decodeCursor(query.cursor, 'prod');
-      const rows = await sequelize.query<ProductReadRow>(
-        productReadSql({ published: published !== undefined, type: query.type !== undefined, afterId: afterId !== undefined }),
-        {
-          replacements: { ...tenantWhere(auth), published, type: query.type, afterId, limit: query.limit + 1 },
-          type: QueryTypes.SELECT,
-        },
+      const { text, values } = productReadStatement(
+        tenantWhere(auth),
+        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod') },
+        query.limit + 1,
       );
+      // A named prepared statement, like every list page (docs/decisions/data-access.md).
+      const rows = await plainQuery<ProductReadRow>(sequelize, text, values);
       const audience: Audience = auth.access === 'publishable' ? 'buyer' : 'merchant';
       const storefront = storefrontOf(auth, config);
       return toListPage(rows, query.limit, (row) => toProductDto(row, row.files, storefront, audience));

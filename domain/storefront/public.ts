@@ -1,5 +1,5 @@
 import { Op, QueryTypes } from 'sequelize';
-import { productReadSql, type ProductReadRow } from '../../db/products';
+import { productReadStatement, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
@@ -63,10 +63,8 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
   const storefrontOf = (merchant: Merchant) => ({ workspaceSlug: merchant.slug, baseUrl: config.PUBLIC_BASE_URL });
 
   async function publishedProducts(merchant: Merchant, tenant: Tenant): Promise<PublicProduct[]> {
-    const rows = await sequelize.query<ProductReadRow>(productReadSql({ published: true }), {
-      replacements: { ...tenant, published: true, limit: LANDING_PRODUCT_LIMIT },
-      type: QueryTypes.SELECT,
-    });
+    const { text, values } = productReadStatement(tenant, { published: true }, LANDING_PRODUCT_LIMIT);
+    const rows = await sequelize.query<ProductReadRow>(text, { bind: values, type: QueryTypes.SELECT });
     return rows.map((row) => toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer')));
   }
 
@@ -124,10 +122,8 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
     /** One published product by its slug, with its cross-sell list; unpublished, archived or unknown is 404. */
     async product(slugOrHost: string, productSlug: string, auth: AuthContext | undefined) {
       const { merchant, tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
-      const [row] = await sequelize.query<ProductReadRow>(productReadSql({ slug: true, published: true }), {
-        replacements: { ...tenant, slug: productSlug, published: true, limit: 1 },
-        type: QueryTypes.SELECT,
-      });
+      const { text, values } = productReadStatement(tenant, { slug: productSlug, published: true }, 1);
+      const [row] = await sequelize.query<ProductReadRow>(text, { bind: values, type: QueryTypes.SELECT });
       if (!row) throw notFound('Product');
       const product = toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer'));
       const catalogue = product.tags.length > 0 ? await publishedProducts(merchant, tenant) : [];

@@ -71,12 +71,13 @@ export function toWebhookEndpointDto(endpoint: EndpointRow, secret?: string) {
 
 type AttemptRow = Pick<
   WebhookDeliveryAttempt,
-  'id' | 'eventId' | 'eventType' | 'attempt' | 'deliveryId' | 'url' | 'status' | 'statusCode' | 'durationMs' | 'error' | 'nextAttemptAt' | 'createdAt'
+  'id' | 'accountId' | 'eventId' | 'eventType' | 'attempt' | 'deliveryId' | 'url' | 'status' | 'statusCode' | 'durationMs' | 'error' | 'nextAttemptAt' | 'createdAt'
 >;
 
 function toAttemptDto(row: AttemptRow) {
   return {
     id: row.id,
+    accountId: row.accountId,
     eventId: row.eventId,
     type: row.eventType,
     attempt: row.attempt,
@@ -277,7 +278,7 @@ export function createWebhookEndpointService({
         const endpoint = await lockEndpoint(tx, auth, id);
         await endpoint.destroy({ transaction: tx });
         await audit(tx, auth, { action: 'webhook_endpoint.deleted', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { url: endpoint.url } });
-        return { id, deleted: true as const };
+        return { id, accountId: auth.accountId, deleted: true as const };
       });
       cancelPendingRetries(auth.accountId, id);
       return removed;
@@ -314,7 +315,7 @@ export function createWebhookEndpointService({
         }),
         retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
       });
-      return { id: eventId, type, endpointId: endpoint.id, createdAt };
+      return { id: eventId, accountId: auth.accountId, type, endpointId: endpoint.id, createdAt };
     },
   };
 }

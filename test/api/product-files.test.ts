@@ -68,6 +68,7 @@ describe('POST /v1/storefront/products/:id/files (multipart upload)', () => {
     const file = (res.body as { data: FileDto }).data;
     expect(file).toEqual({
       id: expect.stringMatching(/^file_[0-9A-Z]{26}$/),
+      accountId: ws.accountId,
       productId: p.id,
       fileName: 'book.pdf',
       fileSize: content.length,
@@ -265,6 +266,7 @@ describe('POST /v1/storefront/products/:id/files (JSON registration)', () => {
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
       id: expect.stringMatching(/^file_/),
+      accountId: ws.accountId,
       productId: p.id,
       fileName: 'Course.zip',
       fileSize: 123_456,

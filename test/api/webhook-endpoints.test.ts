@@ -230,7 +230,7 @@ describe('DELETE /v1/payment/webhook-endpoints/:id', () => {
     });
     const res = await http<{ data: unknown }>(t.api.baseUrl, 'DELETE', `${BASE}/${endpoint.id}`, { key: ws.secretKey });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: endpoint.id, deleted: true });
+    expect(res.body.data).toEqual({ id: endpoint.id, accountId: ws.accountId, deleted: true });
     expect(await WebhookEndpoint.count({ where: { id: endpoint.id } })).toBe(0);
     expect(await WebhookDeliveryAttempt.count({ where: { endpointId: endpoint.id } })).toBe(0);
     expectError(await http(t.api.baseUrl, 'GET', `${BASE}/${endpoint.id}`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');

@@ -15,6 +15,7 @@ export const ApiKeyIdParams = z.object({ id: z.string().min(1).max(100) });
 export const ApiKey = z
   .object({
     id: z.string().meta({ example: 'key_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    accountId: z.string().meta({ example: 'acc_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
     name: z.string(),
     prefix: z.string().meta({ example: 'sk_test_' }),
     last4: z.string(),

@@ -29,7 +29,7 @@ export const Pixels = z
   .meta({ id: 'StorefrontPixels' });
 
 /** The merchant's product shape without what a buyer must not see (files' storageKey, the workspace id, private metadata). */
-export const PublicProduct = Product.meta({ id: 'PublicProduct' });
+export const PublicProduct = Product.omit({ accountId: true }).meta({ id: 'PublicProduct' });
 
 export const PublicDiscountCode = z
   .object({

@@ -18,11 +18,12 @@ export const WebhookEndpoint = z
   })
   .meta({ id: 'WebhookEndpoint' });
 
-export const DeletedWebhookEndpoint = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
+export const DeletedWebhookEndpoint = z.object({ id: z.string(), accountId: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
 
 export const WebhookDeliveryAttempt = z
   .object({
     id: z.string().meta({ example: 'wha_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    accountId: z.string(),
     eventId: z.string(),
     type: z.string(),
     attempt: z.number().int().meta({ description: '1 for the first send, up to 7.' }),
@@ -38,5 +39,5 @@ export const WebhookDeliveryAttempt = z
   .meta({ id: 'WebhookDeliveryAttempt' });
 
 export const TestEventSent = z
-  .object({ id: z.string().meta({ example: 'evt_test_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }), type: z.string(), endpointId: z.string(), createdAt: z.string() })
+  .object({ id: z.string().meta({ example: 'evt_test_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }), accountId: z.string(), type: z.string(), endpointId: z.string(), createdAt: z.string() })
   .meta({ id: 'WebhookTestEventSent' });
