@@ -4,9 +4,18 @@ import { ACCOUNT_ID } from '../../workflows/messages';
 
 export type SearchAttributeKeys = NonNullable<DevServerConfig['searchAttributes']>;
 
+/** The SDK gives a test server 5 s to come up; a JVM on a loaded 2-core machine can need more, so a start is retried. */
+const SERVER_START_ATTEMPTS = 3;
+
 /** Java time-skipping test server (no search attribute registration, no visibility queries). */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: testServerExecutable() } });
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: testServerExecutable() } });
+    } catch (err) {
+      if (attempt >= SERVER_START_ATTEMPTS || !/did not start within/.test(String(err))) throw err;
+    }
+  }
 }
 
 /**

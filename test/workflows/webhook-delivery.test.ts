@@ -142,10 +142,11 @@ describe('webhook delivery timeline (time-skipping server)', () => {
 
     expect(result.status).toBe('delivered');
     expect(result.attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'failed', 'succeeded']);
-    // Each retry starts its delay when the previous attempt failed; the only slack is workflow-task latency.
+    // Each retry starts its delay when the previous attempt failed; the only slack is workflow-task latency, a few
+    // seconds at most on a loaded machine, far below the one-minute gap between any two scheduled offsets.
     gaps(await attemptTimes(handle)).forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i]!);
-      expect(gap - SCHEDULE[i]!).toBeLessThan(1_000);
+      expect(gap - SCHEDULE[i]!).toBeLessThan(10_000);
     });
 
     const hits = hitsOf(f);
