@@ -67,6 +67,9 @@ function toDetails(error: z.ZodError): ErrorDetail[] {
       const field = issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(', ');
       return { field, message: `unknown field${issue.keys.length > 1 ? 's' : ''}: ${field}` };
     }
+    // No alternative matched: zod says only "Invalid input"; the first alternative's reason says more.
+    const reason = issue.code === 'invalid_union' ? issue.errors[0]?.[0]?.message : undefined;
+    if (reason) return { field: path || undefined, message: reason };
     return { field: path || undefined, message: issue.message };
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLine } from '../lib/text';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -10,6 +11,6 @@ export function pageQuery(defaultLimit = 50) {
       .int('limit must be an integer')
       .transform((n) => Math.min(MAX_PAGE_SIZE, Math.max(1, n)))
       .default(defaultLimit),
-    cursor: z.string().min(1).max(200).optional(),
+    cursor: singleLine({ min: 1, max: 200, trim: false }).optional(),
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES, PRODUCT_TYPES } from '../../../db/models/product';
 import { MAX_FILE_SIZE } from '../../../domain/products/inputs';
+import { pathId, Timestamp } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
 export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products/inputs';
@@ -11,8 +12,8 @@ export const ListProductsQuery = pageQuery().extend({
 });
 export type ListProductsQuery = z.infer<typeof ListProductsQuery>;
 
-export const ProductIdParams = z.object({ id: z.string().min(1).max(100) });
-export const ProductFileParams = z.object({ id: z.string().min(1).max(100), fileId: z.string().min(1).max(100) });
+export const ProductIdParams = z.object({ id: pathId });
+export const ProductFileParams = z.object({ id: pathId, fileId: pathId });
 
 /** The multipart form of an upload, for the OpenAPI document (the handler streams the part itself). */
 export const UploadFileForm = z
@@ -27,7 +28,7 @@ export const ProductFile = z
     fileSize: z.int(),
     mimeType: z.string().nullable(),
     storageKey: z.string().optional().meta({ description: 'Object-store path; secret-key responses only, never to publishable keys' }),
-    createdAt: z.string(),
+    createdAt: Timestamp,
   })
   .meta({ id: 'ProductFile' });
 
@@ -58,7 +59,7 @@ export const Product = z
     brand: z.string().nullable(),
     feedExcluded: z.boolean(),
     madeToOrder: z.boolean(),
-    preorderShipsFrom: z.string().nullable(),
+    preorderShipsFrom: Timestamp.nullable(),
     leadTimeText: z.string().nullable(),
     batchHint: z.string().nullable(),
     published: z.boolean(),
@@ -67,8 +68,8 @@ export const Product = z
     pageUrl: z.string().nullable().meta({ description: 'PUBLIC_BASE_URL/<workspace slug>/<product slug>; null when the workspace has no slug' }),
     files: z.array(ProductFile).meta({ description: 'Digital products only; empty for other types' }),
     metadata: z.record(z.string(), z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
   })
   .meta({ id: 'Product' });
 
