@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { ApiKeyService } from '../domain/api-keys/service';
 import type { AuthContext } from '../domain/auth-context';
 import type { CryptoBox } from '../lib/crypto-box';
-import { AppError, type ErrorDetail } from '../lib/errors';
+import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
+import { HTTP_STATUS } from './errors';
 import { sendData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
@@ -49,6 +50,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   response?: R;
   status?: number;
   paginated?: boolean;
+  /**
+   * Error codes this route's rules can answer besides those every route of its kind can (validation, auth,
+   * not found, idempotency, body type and size, rate limit), for the OpenAPI document: e.g. QUOTA_EXCEEDED.
+   */
+  errors?: ErrorCode[];
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -156,16 +162,39 @@ export class ApiRouter {
   private register<B extends Schema, Q extends Schema, P extends Schema, A extends Access, R extends Schema>(endpoint: Endpoint<B, Q, P, A, R>): void {
     const status = endpoint.status ?? 200;
     const path = this.fullPath(endpoint.path).replace(/:([A-Za-z]+)/g, '{$1}');
+    const hasBody = endpoint.body !== undefined || endpoint.multipart !== undefined;
+    const authenticated = endpoint.access !== 'public';
+    const mutating = endpoint.method !== 'get' && authenticated;
+    // Every code the machinery in add() can answer for this route, then the route's own; one status each.
+    const codes: ErrorCode[] = [
+      ...(hasBody || endpoint.query || endpoint.params || mutating ? (['VALIDATION_ERROR'] as const) : []),
+      ...(authenticated ? (['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'FORBIDDEN'] as const) : []),
+      ...(endpoint.params ? (['RESOURCE_NOT_FOUND'] as const) : []),
+      ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
+      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
+      'RATE_LIMITED',
+      'INTERNAL_ERROR',
+      ...(endpoint.errors ?? []),
+    ];
+    const byStatus = new Map<number, Set<ErrorCode>>();
+    for (const code of codes) byStatus.set(HTTP_STATUS[code], (byStatus.get(HTTP_STATUS[code]) ?? new Set()).add(code));
+    const errors = Object.fromEntries(
+      [...byStatus].sort(([a], [b]) => a - b).map(([code, names]) => [
+        code,
+        { description: [...names].join(', '), content: { 'application/json': { schema: ErrorEnvelope } } },
+      ]),
+    );
     this.deps.registry.registerPath({
       method: endpoint.method,
       path,
       summary: endpoint.summary,
       tags: [this.tag],
-      security: endpoint.access === 'public' ? [] : [{ apiKey: [] }],
+      security: authenticated ? [{ apiKey: [] }] : [],
       request: {
-        ...(endpoint.body || endpoint.multipart
+        ...(hasBody
           ? {
               body: {
+                required: true,
                 content: {
                   ...(endpoint.body ? { 'application/json': { schema: endpoint.body } } : {}),
                   ...(endpoint.multipart ? { 'multipart/form-data': { schema: endpoint.multipart } } : {}),
@@ -184,7 +213,7 @@ export class ApiRouter {
                 description: 'Success',
                 content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
               },
-        default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
+        ...errors,
       },
     });
   }

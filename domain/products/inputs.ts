@@ -92,7 +92,8 @@ export const UpdateProductBody = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateProductBody' });
+  // minProperties: the refine above, which JSON Schema cannot see.
+  .meta({ id: 'UpdateProductBody', minProperties: 1 });
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 /** A file's name, uploaded or registered: buyers see it, so it is single-line (no bidi spoofing of the extension). */

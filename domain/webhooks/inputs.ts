@@ -71,7 +71,7 @@ export const UpdateWebhookEndpointBody = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-  .meta({ id: 'UpdateWebhookEndpointBody' });
+  .meta({ id: 'UpdateWebhookEndpointBody', minProperties: 1 });
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
 
 export const SendTestEventBody = z

@@ -20,7 +20,7 @@ export function credibilitySchemas(def: CredibilityResource) {
     .object(mapShape(def.fields, (_key, schema) => schema.optional()))
     .strict()
     .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-    .meta({ id: `Update${def.schemaName}Body` });
+    .meta({ id: `Update${def.schemaName}Body`, minProperties: 1 });
   const record = z.object({ ...recordBase, ...def.output }).meta({ id: def.schemaName });
   return { create, update, record };
 }
