@@ -49,7 +49,7 @@ const MULTI_LINE_MESSAGE = 'must not contain control characters (NUL included) o
 export const charLength = (value: string) => [...value].length;
 
 export interface TextOptions {
-  /** Most characters, counted as code points. */
+  /** Most characters as sent (before trimming), counted as code points. */
   max: number;
   /** Fewest characters after trimming (default 0). Over 0, a value of only whitespace is refused. */
   min?: number;
@@ -71,11 +71,12 @@ function pattern(forbidden: string, trim: boolean, nonBlank: boolean): string {
 function text(kind: 'single' | 'multi', { max, min = 0, trim = kind === 'single' }: TextOptions) {
   const [allowed, message, forbidden] =
     kind === 'single' ? [isSingleLine, SINGLE_LINE_MESSAGE, SINGLE_LINE_FORBIDDEN] : [isMultiLine, MULTI_LINE_MESSAGE, MULTI_LINE_FORBIDDEN];
-  // Surrounding whitespace (a trailing newline included) is trimmed away before the check, not refused.
-  return (trim ? z.string().trim() : z.string())
+  // The maximum counts the value as sent, as JSON Schema's maxLength does; surrounding whitespace (a trailing
+  // newline included) is then trimmed away before the character check and the minimum, not refused.
+  const sized = z.string().refine((v) => charLength(v) <= max, `must be at most ${max} characters`);
+  return (trim ? sized.trim() : sized)
     .refine(allowed, message)
     .refine((v) => charLength(v) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .refine((v) => charLength(v) <= max, `must be at most ${max} characters`)
     .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max, pattern: pattern(forbidden, trim, trim && min > 0) });
 }
 

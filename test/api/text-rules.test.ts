@@ -174,6 +174,19 @@ describe('refused characters', () => {
   });
 });
 
+describe('found by fuzzing (scripts/fuzz-api.sh)', () => {
+  it.each(['', '1e1', '2.5', 'ten'])('refuses limit=%j with 400 VALIDATION_ERROR, as the document says it is an integer', async (limit) => {
+    expectError(await http(t.api.baseUrl, 'GET', `${PRODUCTS}?limit=${limit}`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('counts the maximum length before trimming, as the document’s maxLength does', async () => {
+    const before = await snapshot(ws.accountId);
+    const res = await http(t.api.baseUrl, 'POST', '/api/v1/certifications', { key: ws.secretKey, body: { name: `   ${'a'.repeat(139)}`, issuer: 'I' } });
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(await snapshot(ws.accountId)).toEqual(before);
+  });
+});
+
 describe('accepted text', () => {
   it('keeps line breaks and tabs in multi-line fields and right-to-left marks in prose, and trims single-line fields', async () => {
     const description = 'First line\r\nSecond\tline\n\u0645\u0631\u062D\u0628\u0627\u200F (RTL)';
