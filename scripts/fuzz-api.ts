@@ -36,9 +36,10 @@ const EXCLUDED = ['--exclude-name', 'DELETE /v1/account/api-keys/{id}'];
  * Checks that cannot hold for this API by design, each for a stated reason:
  * - positive_data_acceptance: valid-looking data is refused by rules no schema can state (unknown productId,
  *   taken slug, plan quotas, impossible dates such as 2023-02-30, unreachable webhook hosts);
- * - unsupported_method: an undeclared method answers 404 ROUTE_NOT_FOUND today, not 405.
+ * - unsupported_method: an undeclared method answers 404 ROUTE_NOT_FOUND today, not 405;
+ * - use_after_free: DELETE of a product archives it, and document 1 keeps an archived product retrievable.
  */
-const EXCLUDED_CHECKS = ['positive_data_acceptance', 'unsupported_method'];
+const EXCLUDED_CHECKS = ['positive_data_acceptance', 'unsupported_method', 'use_after_free'];
 
 async function main(): Promise<number> {
   const schemathesis = process.env.SCHEMATHESIS ?? 'schemathesis';
@@ -103,8 +104,10 @@ async function main(): Promise<number> {
       EXCLUDED_CHECKS.join(','),
       '--max-time',
       seconds,
+      // One worker: with two, hypothesis parses lambda sources concurrently and CPython 3.11's ast.parse
+      // sometimes fails ("AST constructor recursion depth mismatch"), an error of the tool, not of the API.
       '--workers',
-      '2',
+      '1',
       '--seed',
       process.env.FUZZ_SEED ?? String(Date.now() % 1_000_000),
       ...EXCLUDED,
