@@ -37,23 +37,23 @@ const SINGLE_LINE_BAD = new RegExp(`[${SINGLE_LINE_FORBIDDEN}]`);
 const MULTI_LINE_BAD = new RegExp(`[${MULTI_LINE_FORBIDDEN}]`);
 
 /** Whether a value is acceptable as single-line text: no control, line-break or bidi character. */
-export const isSingleLine = (value: string) => !SINGLE_LINE_BAD.test(value);
+const isSingleLine = (value: string) => !SINGLE_LINE_BAD.test(value);
 
 /** Whether a value is acceptable as multi-line text: no control character other than TAB, LF and CR. */
-export const isMultiLine = (value: string) => !MULTI_LINE_BAD.test(value);
+const isMultiLine = (value: string) => !MULTI_LINE_BAD.test(value);
 
 const SINGLE_LINE_MESSAGE = 'must be a single line without control characters or bidirectional formatting characters';
 const MULTI_LINE_MESSAGE = 'must not contain control characters (NUL included) other than tab and line breaks';
 
 /** Characters as people count them (code points), the same count as PostgreSQL's char_length. */
-export const charLength = (value: string) => [...value].length;
+const charLength = (value: string) => [...value].length;
 
 export interface TextOptions {
   /** Most characters as sent (before trimming), counted as code points. */
   max: number;
   /** Fewest characters after trimming (default 0). Over 0, a value of only whitespace is refused. */
   min?: number;
-  /** Trim surrounding whitespace before the length checks and storage (default true for single-line, false for multi-line). */
+  /** Trim surrounding whitespace before the character check, the minimum and storage (default true for single-line, false for multi-line). */
   trim?: boolean;
 }
 
@@ -91,7 +91,7 @@ export const multiLine = (options: TextOptions) => text('multi', options);
  * treat as the prototype (`__proto__`: zod's record drops it without a word) or that shadow Object.prototype
  * members other code reads (`constructor`, `prototype`). Refused as map keys.
  */
-export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 
 const RESERVED_MESSAGE = `must not be ${RESERVED_KEYS.join(', ')}`;
 
