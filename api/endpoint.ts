@@ -6,8 +6,9 @@ import { z } from 'zod';
 import type { ApiKeyService } from '../domain/api-keys/service';
 import type { AuthContext } from '../domain/auth-context';
 import type { CryptoBox } from '../lib/crypto-box';
-import { AppError, type ErrorDetail } from '../lib/errors';
+import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
+import { HTTP_STATUS } from './errors';
 import { sendData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
@@ -75,6 +76,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   cacheSeconds?: number;
   /** The route's own rate limit in place of the default one (per workspace; per IP on public routes), e.g. a public write's. */
   rateLimit?: RequestHandler;
+  /**
+   * Error codes this route's rules can answer besides those every route of its kind can (validation, auth,
+   * not found, idempotency, body type and size, rate limit), for the OpenAPI document: e.g. QUOTA_EXCEEDED.
+   */
+  errors?: ErrorCode[];
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -97,6 +103,9 @@ function toDetails(error: z.ZodError): ErrorDetail[] {
       const field = issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(', ');
       return { field, message: `unknown field${issue.keys.length > 1 ? 's' : ''}: ${field}` };
     }
+    // No alternative matched: zod says only "Invalid input"; the first alternative's reason says more.
+    const reason = issue.code === 'invalid_union' ? issue.errors[0]?.[0]?.message : undefined;
+    if (reason) return { field: path || undefined, message: reason };
     return { field: path || undefined, message: issue.message };
   });
 }
@@ -217,6 +226,30 @@ export class ApiRouter {
   private register<B extends Schema, Q extends Schema, P extends Schema, A extends Access, R extends Schema>(endpoint: Endpoint<B, Q, P, A, R>): void {
     const status = endpoint.status ?? 200;
     const path = this.fullPath(endpoint.path).replace(/:([A-Za-z]+)/g, '{$1}');
+    const hasBody = endpoint.body !== undefined || endpoint.multipart !== undefined;
+    // A storefront route takes an optional key, which is checked like any other when sent.
+    const authenticated = endpoint.access !== 'public';
+    const mutating = endpoint.method !== 'get' && authenticated && endpoint.access !== 'storefront';
+    // Every code the machinery in add() can answer for this route, then the route's own; one status each.
+    const codes: ErrorCode[] = [
+      ...(hasBody || endpoint.query || endpoint.params || mutating ? (['VALIDATION_ERROR'] as const) : []),
+      ...(authenticated ? (['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'FORBIDDEN'] as const) : []),
+      // Storefront routes resolve a merchant by slug (in the path or the body): an unknown one is 404.
+      ...(endpoint.params || endpoint.access === 'storefront' ? (['RESOURCE_NOT_FOUND'] as const) : []),
+      ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
+      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
+      'RATE_LIMITED',
+      'INTERNAL_ERROR',
+      ...(endpoint.errors ?? []),
+    ];
+    const byStatus = new Map<number, Set<ErrorCode>>();
+    for (const code of codes) byStatus.set(HTTP_STATUS[code], (byStatus.get(HTTP_STATUS[code]) ?? new Set()).add(code));
+    const errors = Object.fromEntries(
+      [...byStatus].sort(([a], [b]) => a - b).map(([code, names]) => [
+        code,
+        { description: [...names].join(', '), content: { 'application/json': { schema: ErrorEnvelope } } },
+      ]),
+    );
     this.deps.registry.registerPath({
       method: endpoint.method,
       path,
@@ -224,9 +257,10 @@ export class ApiRouter {
       tags: [this.tag],
       security: endpoint.access === 'public' ? [] : endpoint.access === 'storefront' ? [{}, { apiKey: [] }] : [{ apiKey: [] }],
       request: {
-        ...(endpoint.body || endpoint.multipart
+        ...(hasBody
           ? {
               body: {
+                required: true,
                 content: {
                   ...(endpoint.body ? { 'application/json': { schema: endpoint.body } } : {}),
                   ...(endpoint.multipart ? { 'multipart/form-data': { schema: endpoint.multipart } } : {}),
@@ -247,7 +281,7 @@ export class ApiRouter {
                   description: 'Success',
                   content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
                 },
-        default: { description: 'Error', content: { 'application/json': { schema: ErrorEnvelope } } },
+        ...errors,
       },
     });
   }

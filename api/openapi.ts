@@ -1,11 +1,17 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CODES } from '../lib/errors';
+import { isoTimestamp, singleLine } from '../lib/text';
+
+export { isoTimestamp as Timestamp } from '../lib/text';
+
+/** A resource id in a path: ids are single-line ASCII, and PostgreSQL could not even compare a NUL. */
+export const pathId = singleLine({ min: 1, max: 100, trim: false });
 
 export const Meta = z
   .object({
     requestId: z.string().meta({ example: 'req_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
-    timestamp: z.string(),
+    timestamp: isoTimestamp,
     page: z.object({ nextCursor: z.string().nullable() }).optional(),
   })
   .meta({ id: 'Meta' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, PRODUCT_TYPES } from '../../db/models/product';
+import { Timestamp } from '../openapi';
 
 /** The product shape of the merchant routes, the public storefront and the product events (one DTO, one schema). */
 export const ProductFile = z
@@ -11,7 +12,7 @@ export const ProductFile = z
     fileSize: z.int(),
     mimeType: z.string().nullable(),
     storageKey: z.string().optional().meta({ description: 'Object-store path; secret-key responses only, never to publishable keys' }),
-    createdAt: z.string(),
+    createdAt: Timestamp,
   })
   .meta({ id: 'ProductFile' });
 
@@ -43,7 +44,7 @@ export const Product = z
     brand: z.string().nullable(),
     feedExcluded: z.boolean(),
     madeToOrder: z.boolean(),
-    preorderShipsFrom: z.string().nullable(),
+    preorderShipsFrom: Timestamp.nullable(),
     leadTimeText: z.string().nullable(),
     batchHint: z.string().nullable(),
     published: z.boolean(),
@@ -52,7 +53,7 @@ export const Product = z
     pageUrl: z.string().nullable().meta({ description: 'PUBLIC_BASE_URL/<workspace slug>/<product slug>; null when the workspace has no slug' }),
     files: z.array(ProductFile).meta({ description: 'Digital products only; empty for other types' }),
     metadata: z.record(z.string(), z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
   })
   .meta({ id: 'Product' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Certification } from '../../db/models';
+import { isoTimestamp } from '../../lib/text';
 import * as f from './fields';
 import type { CredibilityResource } from './resource';
 
@@ -25,7 +26,7 @@ export const certifications: CredibilityResource = {
   output: {
     name: z.string(),
     issuer: z.string(),
-    issuedAt: z.string().nullable(),
+    issuedAt: isoTimestamp.nullable(),
     credentialUrl: z.string().nullable(),
     imageUrl: z.string().nullable(),
     sortOrder: z.number().int(),

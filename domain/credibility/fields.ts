@@ -1,41 +1,28 @@
 import { z } from 'zod';
 import { isId } from '../../lib/ids';
+import { blank, isoTimestamp, multiLine, singleLine, WHITESPACE } from '../../lib/text';
 
 // Field rules shared by portfolio items, testimonials and certifications (document 1, resource tables).
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_SORT_ORDER = 2_147_483_647; // PostgreSQL integer: a larger value would fail in the database
 
-/** Characters as people count them (code points), the same count as PostgreSQL's char_length. */
-const length = (value: string) => [...value].length;
-
-// PostgreSQL text cannot hold NUL; other control characters have no place in a name or a URL.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-const CONTROL_OR_NEWLINE = /[\u0000-\u001F\u007F]/;
-
-function bounded(schema: z.ZodString, min: number, max: number, control: RegExp) {
-  return schema
-    .refine((v) => length(v) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .refine((v) => length(v) <= max, `must be at most ${max} characters`)
-    .refine((v) => !control.test(v), 'must not contain control characters')
-    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
-}
-
 /** A single-line name or label: trimmed, then 1..max characters. */
-export const requiredText = (max: number) => bounded(z.string().trim(), 1, max, CONTROL_OR_NEWLINE);
+export const requiredText = (max: number) => singleLine({ min: 1, max });
 
 /** Free text kept exactly as sent (line breaks and indentation matter): 0..max characters. */
-export const longText = (max: number) => bounded(z.string(), 0, max, CONTROL);
+export const longText = (max: number) => multiLine({ max });
 
 /** A required text such as a quote: trimmed, 1..max characters, line breaks allowed. */
-export const requiredLongText = (max: number) => bounded(z.string().trim(), 1, max, CONTROL);
+export const requiredLongText = (max: number) => multiLine({ min: 1, max, trim: true });
 
 /**
  * A nullable field where `""` (or only whitespace) and null both clear the value, as document 1 states
- * for externalUrl, clientName and authorRole.
+ * for externalUrl, clientName and authorRole. A union, so the document shows the blank form beside the
+ * value's own rules (which say at least one character).
  */
 export function clearable<S extends z.ZodType<string, string>>(schema: S) {
-  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), schema.nullable());
+  return z.union([schema.nullable(), blank().transform(() => null)]);
 }
 
 export const optionalText = (max: number) => clearable(requiredText(max));
@@ -54,7 +41,7 @@ function isRootRelative(value: string): boolean {
 }
 
 function url(message: string, accept: (value: string) => boolean, description: string) {
-  return bounded(z.string().trim(), 1, MAX_URL_LENGTH, CONTROL_OR_NEWLINE)
+  return singleLine({ min: 1, max: MAX_URL_LENGTH })
     .refine(accept, message)
     .meta({ format: 'uri-reference', description });
 }
@@ -124,7 +111,12 @@ export const isoDate = z
     }
     return date;
   })
-  .meta({ description: 'ISO 8601 date or date-time (no offset means UTC); returned as an ISO 8601 UTC timestamp' });
+  .meta({
+    description: 'ISO 8601 date or date-time (no offset means UTC); returned as an ISO 8601 UTC timestamp',
+    // Wider than date-time and date: a year, a month, a time without seconds or offset. Impossible dates are
+    // refused by the check above, which a pattern cannot express.
+    anyOf: [{ format: 'date-time' }, { format: 'date' }, { pattern: `^[${WHITESPACE}]*${ISO_8601.source.slice(1, -1).replace(/\\d/g, '[0-9]')}[${WHITESPACE}]*$` }],
+  });
 
 export const sortOrder = z
   .number()
@@ -153,6 +145,6 @@ export const productId = z
 export const recordBase = {
   id: z.string(),
   accountId: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: isoTimestamp,
+  updatedAt: isoTimestamp,
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PortfolioItem } from '../../db/models';
+import { isoTimestamp } from '../../lib/text';
 import * as f from './fields';
 import type { CredibilityResource } from './resource';
 
@@ -31,7 +32,7 @@ export const portfolio: CredibilityResource = {
     productId: z.string().nullable(),
     externalUrl: z.string().nullable(),
     clientName: z.string().nullable(),
-    completedAt: z.string().nullable(),
+    completedAt: isoTimestamp.nullable(),
     sortOrder: z.number().int(),
     published: z.boolean(),
   },

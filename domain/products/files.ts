@@ -13,7 +13,7 @@ import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import { emitProductUpdated, storefrontOf, toFileDto } from './dto';
-import { MAX_FILE_SIZE, type RegisterFileBody } from './inputs';
+import { FileName, MAX_FILE_SIZE, type RegisterFileBody } from './inputs';
 
 const tooLarge = () => new AppError('FILE_TOO_LARGE', `The file is larger than ${MAX_FILE_SIZE} bytes`);
 
@@ -56,13 +56,17 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
     const onePart = () => abort(validationError('Send exactly one part: the file, named "file"', [{ field: 'file', message: 'exactly one file part' }]));
 
     parser.on('file', (name, file, info) => {
-      if (name !== 'file' || !info.filename || info.filename.length > 255) {
+      // The same rule as a registered file's fileName: buyers see it, so no controls or bidi spoofing.
+      const fileName = FileName.safeParse(info.filename);
+      if (name !== 'file' || !fileName.success) {
         // Drained and dropped; busboy fails it when the parse is cut short, which is expected here.
         file.on('error', () => undefined).resume();
         abort(
           name !== 'file'
             ? validationError(`Unknown form part "${name}"; send the file as "file"`, [{ field: name, message: 'unknown part' }])
-            : validationError('The file part needs a file name of 1 to 255 characters', [{ field: 'file', message: 'file name' }]),
+            : validationError('The file part needs a file name of 1 to 255 characters without control or bidirectional formatting characters', [
+                { field: 'file', message: 'file name' },
+              ]),
         );
         return;
       }
@@ -76,9 +80,8 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
       file.on('limit', () => guard.destroy(tooLarge()));
       // Errors either way: a broken part fails the write, a refused write stops the part. Settled through `stored`.
       pipeline(file, guard, () => undefined);
-      const fileName = info.filename;
-      const storageKey = keyFor(fileName);
-      const upload = storage.put(storageKey, guard).then(({ size }) => ({ fileName, mimeType: info.mimeType || null, storageKey, size }));
+      const storageKey = keyFor(fileName.data);
+      const upload = storage.put(storageKey, guard).then(({ size }) => ({ fileName: fileName.data, mimeType: info.mimeType || null, storageKey, size }));
       upload.catch(abort);
       stored = upload;
     });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, PRODUCT_TYPES } from '../../db/models/product';
+import { multiLine, singleLine, stringMap } from '../../lib/text';
 
 /**
  * What a product write may carry: the bounds of document 1 and the limits the spec leaves open. The API
@@ -22,22 +23,24 @@ const MAX_COVER_IMAGES = 20;
 const MAX_TAGS = 50;
 const MAX_INT4 = 2_147_483_647;
 
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(MAX_URL_LENGTH);
+// z.url would accept (and quietly drop) a line break or tab inside the URL, so the text rule comes first.
+const httpUrl = z.url({ protocol: /^https?$/ });
+const url = singleLine({ min: 1, max: MAX_URL_LENGTH })
+  .refine((v) => httpUrl.safeParse(v).success, 'must be an http(s) URL')
+  .meta({ format: 'uri' });
 const dimension = z.int().positive().max(MAX_INT4);
-const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
+const optionalText = (max: number) => singleLine({ min: 1, max }).nullable().optional();
 
-const metadata = z
-  .record(z.string().min(1).max(40), z.string().max(METADATA_VALUE_MAX))
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`)
-  .meta({ description: 'String-to-string map; keys 1 to 40 characters, values at most 500; at most 50 keys. Replaced whole on update.' });
+// Values may hold line breaks: AI generation stores its feature bullets newline-joined.
+const metadata = stringMap({ keyMax: 40, maxKeys: METADATA_MAX_KEYS, value: multiLine({ max: METADATA_VALUE_MAX }) }).meta({ description: 'String-to-string map; keys 1 to 40 characters, values at most 500; at most 50 keys. Replaced whole on update.' });
 
 const editable = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(10_000).nullable().optional(),
+  name: singleLine({ min: 1, max: 200 }),
+  description: multiLine({ max: 10_000 }).nullable().optional(),
   price: z.int().positive().meta({ description: 'Whole units of the currency (never cents)' }),
   thumbnail: url.nullable().optional(),
   coverImages: z.array(url).max(MAX_COVER_IMAGES).optional(),
-  tags: z.array(z.string().trim().min(1).max(100)).max(MAX_TAGS).optional(),
+  tags: z.array(singleLine({ min: 1, max: 100 })).max(MAX_TAGS).optional(),
   published: z.boolean().optional(),
   licenseEnabled: z.boolean().optional(),
   maxActivations: z.int().min(1).max(1_000_000).optional(),
@@ -69,8 +72,8 @@ export const CreateProductBody = z
     requiresInsurance: z.boolean().optional(),
     madeToOrder: z.boolean().optional(),
     preorderShipsFrom: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullable().optional(),
-    leadTimeText: z.string().max(500).nullable().optional(),
-    batchHint: z.string().max(500).nullable().optional(),
+    leadTimeText: multiLine({ max: 500 }).nullable().optional(),
+    batchHint: multiLine({ max: 500 }).nullable().optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -89,14 +92,18 @@ export const UpdateProductBody = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateProductBody' });
+  // minProperties: the refine above, which JSON Schema cannot see.
+  .meta({ id: 'UpdateProductBody', minProperties: 1 });
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
+
+/** A file's name, uploaded or registered: buyers see it, so it is single-line (no bidi spoofing of the extension). */
+export const FileName = singleLine({ min: 1, max: 255 }).meta({ description: 'Shown to buyers: no control or bidirectional formatting characters' });
 
 export const RegisterFileBody = z
   .object({
-    fileName: z.string().trim().min(1).max(255),
+    fileName: FileName,
     fileSize: z.int().positive().meta({ description: `Bytes; over ${MAX_FILE_SIZE} is 400 FILE_TOO_LARGE` }),
-    mimeType: z.string().trim().min(1).max(255).nullable().optional(),
+    mimeType: singleLine({ min: 1, max: 255 }).nullable().optional(),
   })
   .strict()
   .meta({ id: 'RegisterProductFileBody' });

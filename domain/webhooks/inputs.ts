@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import { EVENT_TYPES, isEventType } from '../../lib/event-types';
+import { SINGLE_LINE_CHAR, singleLine } from '../../lib/text';
 
 /** What a webhook endpoint write may carry (document 2's bounds); the API validates bodies with these. */
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 200;
 
-const WebhookUrl = z
-  .string()
-  .max(WEBHOOK_URL_MAX_LENGTH)
+// Stored as sent, so it must already be the URL: `new URL` would quietly drop surrounding spaces and any
+// CR, LF or TAB inside, hence the single-line rule and the literal https:// prefix.
+const WebhookUrl = singleLine({ min: 1, max: WEBHOOK_URL_MAX_LENGTH, trim: false })
   .superRefine((value, ctx) => {
+    if (!value.startsWith('https://')) {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL (plain HTTP is not accepted)' });
+      return;
+    }
     let url: URL;
     try {
       url = new URL(value);
@@ -19,7 +24,7 @@ const WebhookUrl = z
     }
     if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use https:// (plain HTTP is not accepted)' });
   })
-  .meta({ example: 'https://example.com/webhooks/commerce' });
+  .meta({ example: 'https://example.com/webhooks/commerce', pattern: `^https://${SINGLE_LINE_CHAR}*$` });
 
 const EventTypes = z
   .array(z.string())
@@ -36,9 +41,14 @@ const EventTypes = z
     });
   })
   .transform((types) => [...new Set(types)])
-  .meta({ description: 'Event types to receive; an empty array subscribes to every type.', example: ['service.product.created.v1'] });
+  .meta({
+    description: 'Event types to receive; an empty array subscribes to every type.',
+    example: ['service.product.created.v1'],
+    // Validated above (for a message naming the valid types); documented as the enum it is.
+    items: { type: 'string', enum: [...EVENT_TYPES] },
+  });
 
-const Description = z.string().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable();
+const Description = singleLine({ max: WEBHOOK_DESCRIPTION_MAX_LENGTH, trim: false }).nullable();
 
 export const CreateWebhookEndpointBody = z
   .object({
@@ -61,7 +71,7 @@ export const UpdateWebhookEndpointBody = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-  .meta({ id: 'UpdateWebhookEndpointBody' });
+  .meta({ id: 'UpdateWebhookEndpointBody', minProperties: 1 });
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
 
 export const SendTestEventBody = z

@@ -1,6 +1,12 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { EVENT_TYPES } from '../../lib/event-types';
 import { http, useTestApi } from '../helpers/context';
 
 const t = useTestApi();
+
+// Component $refs are resolved by hand where needed; strict mode off for OpenAPI's own keywords (example).
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
 describe('OpenAPI', () => {
   it('serves a 3.1 document generated from the validating schemas', async () => {
@@ -62,6 +68,84 @@ describe('OpenAPI', () => {
     const create = res.body.components.schemas.CreateApiKeyBody!;
     expect(Object.keys(create.properties!).sort()).toEqual(['access', 'environment', 'name']);
     expect(create.additionalProperties).toBe(false);
+  });
+
+  type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; anyOf?: JsonSchema[]; items?: JsonSchema };
+  type Operation = {
+    parameters?: Array<{ in: string }>;
+    requestBody?: { required?: boolean };
+    security: unknown[];
+    responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }>;
+  };
+  type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } };
+  const document = async () => (await http<Document>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
+
+  it('declares every error status each operation can answer, with the error envelope, and no catch-all default', async () => {
+    const doc = await document();
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(op.responses);
+        const expected = ['429', '500'];
+        if (op.security.length > 0) expected.push('401', '403');
+        if (op.parameters?.some((p) => p.in === 'path')) expected.push('400', '404');
+        if (op.requestBody) expected.push('400', '413', '415');
+        if (method !== 'get' && op.security.length > 0) expected.push('400', '409');
+        expect([where, statuses]).toEqual([where, expect.arrayContaining(expected)]);
+        expect([where, statuses]).toEqual([where, expect.not.arrayContaining(['default'])]);
+        for (const status of statuses.filter((s) => s >= '400')) {
+          expect([where, status, op.responses[status]!.content?.['application/json']?.schema.$ref]).toEqual([where, status, '#/components/schemas/ErrorEnvelope']);
+        }
+        if (op.requestBody) expect([where, op.requestBody.required]).toEqual([where, true]);
+      }
+    }
+    const products = doc.paths['/v1/storefront/products']!;
+    expect(products.post!.responses['403']!.description).toContain('QUOTA_EXCEEDED');
+    expect(products.get!.responses['409']).toBeUndefined();
+    expect(doc.paths['/v1/storefront/products/{id}/files']!.post!.responses['400']!.description).toContain('FILE_TOO_LARGE');
+    expect(doc.paths['/v1/payment/webhook-endpoints/{id}']!.delete!.responses['409']!.description).toContain('INVALID_STATE');
+  });
+
+  it('states the real constraints: PATCH needs a field, webhook url and events, dates, clearable fields, the text rule', async () => {
+    const { components } = await document();
+    const schemas = components.schemas;
+    for (const name of ['UpdateProductBody', 'UpdateWebhookEndpointBody', 'UpdatePortfolioItemBody', 'UpdateTestimonialBody', 'UpdateCertificationBody']) {
+      expect([name, schemas[name]!.minProperties]).toEqual([name, 1]);
+    }
+    const webhook = schemas.CreateWebhookEndpointBody!.properties!;
+    expect(webhook.url!.pattern).toMatch(/^\^https:\/\//);
+    expect(webhook.events!.items!.enum).toEqual([...EVENT_TYPES]);
+    expect(schemas.Product!.properties!.createdAt!.format).toBe('date-time');
+    expect(schemas.PortfolioItem!.properties!.completedAt!.format).toBe('date-time');
+    expect(schemas.CreateCertificationBody!.properties!.issuedAt!.anyOf!.map((s) => s.format)).toEqual(expect.arrayContaining(['date-time', 'date']));
+    // "" clears these: the schema must accept it rather than claim minLength 1.
+    const accepts = (schema: JsonSchema, value: unknown) => ajv.compile(schema)(value);
+    for (const [body, field] of [
+      ['CreatePortfolioItemBody', 'externalUrl'],
+      ['CreatePortfolioItemBody', 'clientName'],
+      ['CreateTestimonialBody', 'authorRole'],
+    ] as const) {
+      const schema = schemas[body]!.properties![field]!;
+      expect([field, accepts(schema, ''), accepts(schema, null)]).toEqual([field, true, true]);
+    }
+    const name = schemas.CreateProductBody!.properties!.name!;
+    expect([accepts(name, 'Mug'), accepts(name, '  Mug \n'), accepts(name, 'a\u0000b'), accepts(name, 'a\nb'), accepts(name, 'a\u202Eb'), accepts(name, '   ')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const metadata = schemas.CreateProductBody!.properties!.metadata!;
+    expect([accepts(metadata, { sku: 'a\nb' }), accepts(metadata, JSON.parse('{"__proto__":"x"}')), accepts(metadata, { 'a\u0000': 'x' })]).toEqual([true, false, false]);
+  });
+
+  it('is valid JSON Schema 2020-12 throughout (every pattern compiles as a Unicode regex)', async () => {
+    const { components } = await document();
+    for (const [name, schema] of Object.entries(components.schemas)) {
+      expect([name, ajv.validateSchema(schema)]).toEqual([name, true]);
+    }
   });
 
   it('serves an interactive reference page at /api/docs', async () => {

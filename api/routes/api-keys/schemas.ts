@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { singleLine } from '../../../lib/text';
+import { pathId, Timestamp } from '../../openapi';
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: singleLine({ min: 1, max: 100 }),
     environment: z.enum(['test', 'live']),
     access: z.enum(['secret', 'publishable']),
   })
@@ -10,7 +12,7 @@ export const CreateApiKeyBody = z
   .meta({ id: 'CreateApiKeyBody' });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
-export const ApiKeyIdParams = z.object({ id: z.string().min(1).max(100) });
+export const ApiKeyIdParams = z.object({ id: pathId });
 
 export const ApiKey = z
   .object({
@@ -21,9 +23,9 @@ export const ApiKey = z
     last4: z.string(),
     environment: z.enum(['test', 'live']),
     access: z.enum(['secret', 'publishable']),
-    createdAt: z.string(),
-    lastUsedAt: z.string().nullable(),
-    revokedAt: z.string().nullable(),
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp.nullable(),
+    revokedAt: Timestamp.nullable(),
   })
   .meta({ id: 'ApiKey' });
 

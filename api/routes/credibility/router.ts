@@ -3,6 +3,7 @@ import type { CredibilityResource } from '../../../domain/credibility/resource';
 import type { CredibilityService } from '../../../domain/credibility/service';
 import { recordBase } from '../../../domain/credibility/fields';
 import { ApiRouter } from '../../endpoint';
+import { pathId } from '../../openapi';
 import type { RouteDeps } from '../registry';
 
 function mapShape(shape: Record<string, z.ZodType>, f: (key: string, schema: z.ZodType) => z.ZodType) {
@@ -19,7 +20,7 @@ export function credibilitySchemas(def: CredibilityResource) {
     .object(mapShape(def.fields, (_key, schema) => schema.optional()))
     .strict()
     .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-    .meta({ id: `Update${def.schemaName}Body` });
+    .meta({ id: `Update${def.schemaName}Body`, minProperties: 1 });
   const record = z.object({ ...recordBase, ...def.output }).meta({ id: def.schemaName });
   return { create, update, record };
 }
@@ -30,7 +31,7 @@ export function credibilityRouter(deps: RouteDeps, def: CredibilityResource, ser
   // Built from the definition at run time, so their static types say nothing: handlers answer unknown data.
   const single: z.ZodType = z.object({ [def.keys.single]: schemas.record });
   const list: z.ZodType = z.object({ [def.keys.list]: z.array(schemas.record) });
-  const params = z.object({ id: z.string() });
+  const params = z.object({ id: pathId });
   const noun = def.name.toLowerCase();
   const one = (record: unknown) => ({ data: { [def.keys.single]: record } });
 

@@ -25,6 +25,7 @@ export function productsRouter(deps: RouteDeps) {
       body: CreateProductBody,
       response: Product,
       status: 201,
+      errors: ['QUOTA_EXCEEDED'],
       handler: async ({ auth, body }) => ({ data: await products.create(auth, body) }),
     })
     .add({
@@ -76,6 +77,7 @@ export function productsRouter(deps: RouteDeps) {
       params: ProductIdParams,
       response: AiGenerateAccepted,
       status: 202,
+      errors: ['QUOTA_EXCEEDED'],
       handler: async ({ auth, params }) => ({ data: await products.aiGenerate(auth, params.id) }),
     })
     .add({
@@ -88,6 +90,7 @@ export function productsRouter(deps: RouteDeps) {
       multipart: UploadFileForm,
       response: ProductFile,
       status: 201,
+      errors: ['QUOTA_EXCEEDED', 'FILE_TOO_LARGE'],
       handler: async ({ auth, params, body, multipart, req }) => ({
         data: multipart ? await files.upload(auth, params.id, req) : await files.register(auth, params.id, body),
       }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PRODUCT_TYPES } from '../../../db/models/product';
 import { MAX_FILE_SIZE } from '../../../domain/products/inputs';
+import { pathId } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
 export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products/inputs';
@@ -12,8 +13,8 @@ export const ListProductsQuery = pageQuery().extend({
 });
 export type ListProductsQuery = z.infer<typeof ListProductsQuery>;
 
-export const ProductIdParams = z.object({ id: z.string().min(1).max(100) });
-export const ProductFileParams = z.object({ id: z.string().min(1).max(100), fileId: z.string().min(1).max(100) });
+export const ProductIdParams = z.object({ id: pathId });
+export const ProductFileParams = z.object({ id: pathId, fileId: pathId });
 
 /** The multipart form of an upload, for the OpenAPI document (the handler streams the part itself). */
 export const UploadFileForm = z

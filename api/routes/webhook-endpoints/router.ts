@@ -24,6 +24,7 @@ export function webhookEndpointsRouter(deps: RouteDeps) {
       body: CreateWebhookEndpointBody,
       response: WebhookEndpoint,
       status: 201,
+      errors: ['QUOTA_EXCEEDED'],
       handler: async ({ auth, body }) => ({ data: await service.create(auth, body) }),
     })
     .add({
@@ -53,6 +54,7 @@ export function webhookEndpointsRouter(deps: RouteDeps) {
       params: WebhookEndpointIdParams,
       body: UpdateWebhookEndpointBody,
       response: WebhookEndpoint,
+      errors: ['INVALID_STATE'],
       handler: async ({ auth, params, body }) => ({ data: await service.update(auth, params.id, body) }),
     })
     .add({
@@ -62,6 +64,7 @@ export function webhookEndpointsRouter(deps: RouteDeps) {
       access: 'secret',
       params: WebhookEndpointIdParams,
       response: DeletedWebhookEndpoint,
+      errors: ['INVALID_STATE'],
       handler: async ({ auth, params }) => ({ data: await service.remove(auth, params.id) }),
     })
     .add({
@@ -84,6 +87,7 @@ export function webhookEndpointsRouter(deps: RouteDeps) {
       body: SendTestEventBody,
       response: TestEventSent,
       status: 202,
+      errors: ['INVALID_STATE'],
       handler: async ({ auth, params, body }) => ({ data: await service.sendTest(auth, params.id, body) }),
     }).router;
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { pathId, Timestamp } from '../../openapi';
 
 export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from '../../../domain/webhooks/inputs';
 
-export const WebhookEndpointIdParams = z.object({ id: z.string().min(1).max(100) });
+export const WebhookEndpointIdParams = z.object({ id: pathId });
 
 export const WebhookEndpoint = z
   .object({
@@ -13,8 +14,8 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     active: z.boolean(),
     secret: z.string().meta({ description: 'Full value (whsec_…) only when created or rotated; whsec_*** otherwise.' }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
 
@@ -33,11 +34,11 @@ export const WebhookDeliveryAttempt = z
     statusCode: z.number().int().nullable(),
     durationMs: z.number().int(),
     error: z.string().nullable(),
-    nextAttemptAt: z.string().nullable(),
-    createdAt: z.string(),
+    nextAttemptAt: Timestamp.nullable(),
+    createdAt: Timestamp,
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
 export const TestEventSent = z
-  .object({ id: z.string().meta({ example: 'evt_test_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }), accountId: z.string(), type: z.string(), endpointId: z.string(), createdAt: z.string() })
+  .object({ id: z.string().meta({ example: 'evt_test_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }), accountId: z.string(), type: z.string(), endpointId: z.string(), createdAt: Timestamp })
   .meta({ id: 'WebhookTestEventSent' });
