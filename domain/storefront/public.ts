@@ -37,8 +37,12 @@ export function toPixelsDto(merchant: Merchant) {
 
 /** The product as a buyer sees it: the merchant shape without storage keys, the workspace id or private metadata. */
 export function toPublicProduct(dto: ProductDto) {
-  const { accountId: _accountId, metadata, ...rest } = dto as ProductDto & { accountId?: string };
-  return { ...rest, metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => PUBLIC_METADATA_KEYS.includes(key))) };
+  const { accountId: _accountId, metadata, files, ...rest } = dto;
+  return {
+    ...rest,
+    files: files.map(({ accountId: _fileAccount, ...file }) => file),
+    metadata: Object.fromEntries(Object.entries(metadata).filter(([key]) => PUBLIC_METADATA_KEYS.includes(key))),
+  };
 }
 
 export type PublicProduct = ReturnType<typeof toPublicProduct>;

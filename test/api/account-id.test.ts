@@ -21,7 +21,14 @@ type Schema = {
   oneOf?: Schema[];
   allOf?: Schema[];
 };
-type Operation = { responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+type Operation = { security?: object[]; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+
+/**
+ * Routes a buyer may call without a key (the public storefront, licence checks) answer buyer-safe payloads that
+ * leave the workspace id out on purpose (docs/decisions/storefront.md); every other route is a merchant's.
+ */
+const merchantOperation = (operation: Operation | undefined): operation is Operation =>
+  operation !== undefined && (operation.security ?? []).length > 0 && !(operation.security ?? []).some((s) => Object.keys(s).length === 0);
 type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -52,7 +59,9 @@ function missingAccountId(document: OpenApiDocument): string[] {
   const problems: string[] = [];
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const method of METHODS) {
-      for (const [status, response] of Object.entries(operations[method]?.responses ?? {})) {
+      const operation = operations[method];
+      if (!merchantOperation(operation)) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
         if (!status.startsWith('2')) continue;
         for (const { schema } of Object.values(response.content ?? {})) {
           for (const resource of resourceSchemas(document, schema)) {
@@ -102,7 +111,7 @@ describe('accountId on every resource object', () => {
       paths: {
         ...document.paths,
         '/v1/widgets': {
-          get: { responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Widget' } } } } } } } } },
+          get: { security: [{ apiKey: [] }], responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Widget' } } } } } } } } },
         },
       },
     };
@@ -122,6 +131,9 @@ describe('accountId on every resource object', () => {
     const product = await post('/api/v1/storefront/products', { name: 'Ebook', price: 10, currency: 'USD', type: 'digital', published: true });
     await post(`/api/v1/storefront/products/${String(product.id)}/files`, { fileName: 'book.pdf', fileSize: 1000, mimeType: 'application/pdf' });
     for (const resource of RESOURCES) await post(resource.path, resource.minimal);
+    await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
+    await post('/api/v1/referral-links', { code: 'accountid' });
+    await post('/api/v1/blog-posts', { title: 'A post' });
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -166,7 +178,8 @@ describe('accountId on every resource object', () => {
     const checked: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       const get = operations.get;
-      const schema = get?.responses['200']?.content?.['application/json']?.schema;
+      if (!merchantOperation(get)) continue;
+      const schema = get.responses['200']?.content?.['application/json']?.schema;
       if (!schema || resourceSchemas(document, schema).length === 0) continue;
       const url = `/api${await resolve(path)}`;
       // Secret-key reads, and the publishable-key (buyer-facing) reads of the routes that allow them.

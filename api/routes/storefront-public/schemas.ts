@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Product } from '../../schemas/products';
+import { Product, ProductFile } from '../../schemas/products';
 import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { CURRENCIES } from '../../../db/models/product';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
@@ -29,7 +29,9 @@ export const Pixels = z
   .meta({ id: 'StorefrontPixels' });
 
 /** The merchant's product shape without what a buyer must not see (files' storageKey, the workspace id, private metadata). */
-export const PublicProduct = Product.omit({ accountId: true }).meta({ id: 'PublicProduct' });
+export const PublicProduct = Product.omit({ accountId: true })
+  .extend({ files: z.array(ProductFile.omit({ accountId: true, storageKey: true })).meta({ description: 'Digital products only; empty for other types' }) })
+  .meta({ id: 'PublicProduct' });
 
 export const PublicDiscountCode = z
   .object({
