@@ -8,6 +8,7 @@ import { DiscountCode } from './discount-code';
 import { DiscountRedemption } from './discount-redemption';
 import { Event } from './event';
 import { IdempotencyKey } from './idempotency-key';
+import { License } from './license';
 import { PortfolioItem } from './portfolio-item';
 import { Product } from './product';
 import { ProductFile } from './product-file';
@@ -26,6 +27,7 @@ export {
   DiscountRedemption,
   Event,
   IdempotencyKey,
+  License,
   PortfolioItem,
   Product,
   ProductFile,
@@ -37,6 +39,7 @@ export {
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
+export type { LicenseStatus } from './license';
 export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
@@ -54,6 +57,7 @@ const MODELS = [
   DiscountRedemption,
   Event,
   IdempotencyKey,
+  License,
   PortfolioItem,
   Product,
   ProductFile,
