@@ -4,6 +4,8 @@ import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
 import { createDiscountCodeService } from './discounts/service';
+import { createPublicLicenseService } from './licenses/public';
+import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
@@ -39,6 +41,8 @@ export function createServices(deps: ServiceDeps) {
     testimonials: createCredibilityService(deps, testimonials),
     certifications: createCredibilityService(deps, certifications),
     discountCodes: createDiscountCodeService(deps),
+    licenses: createLicenseService(deps),
+    publicLicenses: createPublicLicenseService(deps),
   };
 }
 
