@@ -7,6 +7,7 @@ import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
+import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
@@ -32,4 +33,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
   discountCodesRouter,
+  licensesRouter,
 ];
