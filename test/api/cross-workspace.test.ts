@@ -5,6 +5,7 @@ import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertDiscountCode } from '../fixtures/discounts';
+import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -30,6 +31,7 @@ interface Owned {
   certificationId: string;
   referralLinkId: string;
   discountCodeId: string;
+  licenseKey: string;
 }
 
 interface Probe {
@@ -58,6 +60,7 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/webhook-endpoints/{id}/test': { params: (o) => ({ id: o.webhookEndpointId }), methods: { post: null } },
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
+  '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
 };
 
 interface Call {
@@ -141,6 +144,7 @@ beforeAll(async () => {
     certificationId: await insertCredibilityItem(t.ctx.sequelize, 'certifications', owner),
     referralLinkId: (await insertReferralLink(owner)).id,
     discountCodeId: (await insertDiscountCode(owner)).id,
+    licenseKey: (await insertLicense(owner, productId)).key,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
@@ -154,8 +158,9 @@ describe('ids of another workspace or environment', () => {
 
   it('probes real rows: every id filled in belongs to A’s test environment', async () => {
     const rows = Object.values(await snapshot(owner.accountId, owner.secretKey)).flat();
+    // Licences are addressed by their key.
     for (const id of Object.values(owned)) {
-      expect({ id, environment: rows.find((r) => r.id === id)?.environment }).toEqual({ id, environment: 'test' });
+      expect({ id, environment: rows.find((r) => r.id === id || r.key === id)?.environment }).toEqual({ id, environment: 'test' });
     }
   });
 
