@@ -74,7 +74,7 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * `If-None-Match` is answered 304 (the envelope's request id and timestamp differ on every response).
    */
   cacheSeconds?: number;
-  /** The route's own rate limit in place of the default one (per workspace; per IP on public routes), e.g. a public write's. */
+  /** The route's own rate limit: in place of the per-workspace one on authenticated routes, after the per-IP one on public routes (a public write's per merchant, the licence routes' per key). */
   rateLimit?: RequestHandler;
   /**
    * Error codes this route's rules can answer besides those every route of its kind can (validation, auth,
@@ -180,7 +180,7 @@ export class ApiRouter {
     // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
     if (endpoint.multipart) chain.push(allowUploadTime);
-    // A public write's own limit is per merchant, named in the body: it runs once the body is read (the per-IP limit above ran first).
+    // A public route's own limit (per merchant, which a write may name in its body; per licence key) runs once the body is read (the per-IP limit above ran first).
     if (endpoint.rateLimit && (endpoint.access === 'public' || endpoint.access === 'storefront')) chain.push(endpoint.rateLimit);
     chain.push((req, res, next) => {
       const multipart = endpoint.multipart !== undefined && isMultipart(req);

@@ -5,6 +5,8 @@ import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
 import { createDiscountCodeService } from './discounts/service';
+import { createPublicLicenseService } from './licenses/public';
+import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
@@ -47,6 +49,8 @@ export function createServices(deps: ServiceDeps) {
     sitemap: createSitemapService(deps),
     channelFeeds: createChannelFeedService(deps),
     blogPosts: createBlogPostService(),
+    licenses: createLicenseService(deps),
+    publicLicenses: createPublicLicenseService(deps),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
@@ -10,11 +11,19 @@ export const PUBLIC_WRITE_LIMITS_PER_MINUTE = {
 } as const;
 export type PublicWriteLimit = keyof typeof PUBLIC_WRITE_LIMITS_PER_MINUTE;
 
+/**
+ * Licence validate, activate and deactivate together, per licence key (on top of the per-IP public limit): a
+ * leaked key hammered from many addresses is held to what one installation base needs (docs/decisions/licenses.md).
+ */
+export const LICENSE_KEY_LIMIT_PER_MINUTE = 60;
+
 export interface RateLimits {
   perWorkspace: RequestHandler;
   perIp: RequestHandler;
   /** One limiter per public write; another merchant's budget is untouched by this one's. */
   perIpPerMerchant: Record<PublicWriteLimit, RequestHandler>;
+  /** The public licence routes' own limit, per licence key. */
+  perLicenseKey: RequestHandler;
 }
 
 /** How long a process may hold counted requests before adding them to the shared counter. */
@@ -139,7 +148,21 @@ function merchantSlugOf(req: Request): string {
   return typeof slug === 'string' ? slug.toLowerCase() : '';
 }
 
-/** Per workspace and environment on authenticated routes; per client IP on public reads; per IP and merchant on public writes. */
+/**
+ * The licence key a public licence route names (`:key`, or `?key=` of validate), as sent and before validation.
+ * Counted under its hash: the counter table holds no usable key, and an absurdly long one costs no more.
+ */
+function licenseKeyOf(req: Request): string {
+  const key: unknown = req.params.key ?? req.query.key;
+  return createHash('sha256')
+    .update(typeof key === 'string' ? key : '')
+    .digest('base64url');
+}
+
+/**
+ * Per workspace and environment on authenticated routes; per client IP on public routes, and in addition per IP and
+ * merchant on public writes and per key on the public licence routes.
+ */
 export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePerMinute: number; perIpPerMinute: number }): RateLimits {
   const perIpPerMerchant = (name: PublicWriteLimit) =>
     middleware(limiter(sequelize, `ipm:${name}`, PUBLIC_WRITE_LIMITS_PER_MINUTE[name]), (req) => `${req.ip ?? 'unknown'}:${merchantSlugOf(req)}`);
@@ -147,5 +170,6 @@ export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePer
     perWorkspace: middleware(limiter(sequelize, 'ws', limits.perWorkspacePerMinute), (req) => `${req.auth?.accountId}:${req.auth?.environment}`),
     perIp: middleware(limiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
     perIpPerMerchant: { validateDiscount: perIpPerMerchant('validateDiscount'), checkoutCreate: perIpPerMerchant('checkoutCreate') },
+    perLicenseKey: middleware(limiter(sequelize, 'lic', LICENSE_KEY_LIMIT_PER_MINUTE), licenseKeyOf),
   };
 }

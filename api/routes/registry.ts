@@ -8,6 +8,7 @@ import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
+import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
@@ -34,4 +35,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   (deps) => credibilityRouter(deps, certifications, deps.services.certifications),
   discountCodesRouter,
   blogPostsRouter,
+  licensesRouter,
 ];

@@ -4,6 +4,7 @@ import * as registry from './registry';
 export * from './registry';
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
+export type { LicenseStatus } from './license';
 export type { Environment } from './common';
 export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';

@@ -9,6 +9,7 @@ export { DiscountCode } from './discount-code';
 export { DiscountRedemption } from './discount-redemption';
 export { Event } from './event';
 export { IdempotencyKey } from './idempotency-key';
+export { License } from './license';
 export { PortfolioItem } from './portfolio-item';
 export { Product } from './product';
 export { ProductFile } from './product-file';

@@ -6,6 +6,7 @@ import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
+import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -32,6 +33,7 @@ interface Owned {
   referralLinkId: string;
   discountCodeId: string;
   blogPostId: string;
+  licenseKey: string;
 }
 
 interface Probe {
@@ -61,6 +63,7 @@ const PROBES: Record<string, Probe> = {
   '/v1/blog-posts/{id}': { params: (o) => ({ id: o.blogPostId }), methods: { get: null, patch: { title: 'Taken over' }, delete: null } },
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
+  '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
 };
 
 interface Call {
@@ -145,6 +148,7 @@ beforeAll(async () => {
     referralLinkId: (await insertReferralLink(owner)).id,
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
+    licenseKey: (await insertLicense(owner, productId)).key,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
@@ -158,8 +162,9 @@ describe('ids of another workspace or environment', () => {
 
   it('probes real rows: every id filled in belongs to A’s test environment', async () => {
     const rows = Object.values(await snapshot(owner.accountId, owner.secretKey)).flat();
+    // Licences are addressed by their key.
     for (const id of Object.values(owned)) {
-      expect({ id, environment: rows.find((r) => r.id === id)?.environment }).toEqual({ id, environment: 'test' });
+      expect({ id, environment: rows.find((r) => r.id === id || r.key === id)?.environment }).toEqual({ id, environment: 'test' });
     }
   });
 

@@ -62,6 +62,11 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/{merchantSlug}/feeds/tiktok.xml',
         '/v1/blog-posts',
         '/v1/blog-posts/{id}',
+        '/v1/storefront/licenses',
+        '/v1/storefront/licenses/validate',
+        '/v1/storefront/licenses/{key}',
+        '/v1/storefront/licenses/{key}/activate',
+        '/v1/storefront/licenses/{key}/deactivate',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
