@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { recordAttempt } from '../../domain/webhooks/deliveries';
 import { http, useTestApi } from '../helpers/context';
 import { RESOURCES } from '../helpers/credibility';
+import { issueLicense } from '../../domain/licenses/issue';
 
 /**
  * Document 1: "Every record belongs to one workspace (field `accountId`)". Driven by the OpenAPI document,
@@ -134,6 +135,8 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
+    // No API creates a licence; checkout fulfilment issues one through this same function.
+    await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -167,7 +170,8 @@ describe('accountId on every resource object', () => {
           const listed = objectsWithId(res.body.data);
           const first = listed.find((o) => created.has(o.id)) ?? listed[0];
           if (!first) throw new Error(`GET /api${resolved} lists nothing to fill ${segment} of ${path}: create one above`);
-          resolved += `/${String(first.id)}`;
+          // Licences are addressed by their key, everything else by id.
+          resolved += `/${String(segment === '{key}' ? first.key : first.id)}`;
         } else {
           resolved += `/${segment}`;
         }
