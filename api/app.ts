@@ -13,7 +13,7 @@ import { createStarters } from '../domain/workflow-starters';
 import { customDomainRewrite } from './middleware/custom-domain';
 import { requestDeadline } from './middleware/deadline';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
-import { methodNotAllowed } from './middleware/method-not-allowed';
+import { methodNotAllowed, optionsResponder } from './middleware/method-not-allowed';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestLogger } from './middleware/request-logger';
@@ -88,7 +88,10 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   };
 
   const api = express.Router();
-  for (const route of ROUTES) api.use(route(deps));
+  // Declaring the routes fills deps.methodsByPath, which OPTIONS, mounted ahead of them, answers from.
+  const routers = ROUTES.map((route) => route(deps));
+  api.use(optionsResponder(deps.methodsByPath));
+  for (const router of routers) api.use(router);
 
   const document = buildDocument(registry, `${config.PUBLIC_BASE_URL}/api`);
   api.get('/openapi.json', (_req, res) => {

@@ -64,6 +64,7 @@ async function main(): Promise<number> {
       // Generated hosts are not resolved (CI has no DNS beyond the registries), and the fuzzer is not rate limited.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       RATE_LIMIT_PER_MINUTE: '10000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '10000000',
     });
     const sequelize = createDatabase({ url: pg.url('commerce_fuzz'), poolMax: 5 });
     cleanups.unshift(() => sequelize.close());

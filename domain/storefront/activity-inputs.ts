@@ -20,4 +20,5 @@ export const TrackBody = z
   .meta({ id: 'TrackEventBody' });
 export type TrackBody = z.infer<typeof TrackBody>;
 
-export const UnsubscribeQuery = z.object({ token: z.string().min(10).max(2000) });
+/** `<base64url payload>.<base64url HMAC>`; a payload of a workspace id and an e-mail stays far below 1000 characters. */
+export const UnsubscribeQuery = z.object({ token: z.string().max(1000).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'not an unsubscribe token') });

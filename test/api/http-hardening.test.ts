@@ -50,7 +50,7 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> }));
     });
     req.on('error', reject);
     req.end();
@@ -68,6 +68,18 @@ describe('a known path with a method it does not serve', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe(allow);
     expect(res.body).toMatchObject({ data: null, error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it.each([
+    ['/api/v1/storefront/public/track', 'POST'],
+    ['/api/v1/storefront/public/acme', 'GET, HEAD'],
+    ['/api/v1/storefront/licenses/validate', 'GET, HEAD'],
+    ['/api/v1/storefront/licenses/ABCDEF-2345-6789-ABCD-EFGH', 'GET, HEAD, DELETE'],
+    ['/api/v1/account/api-keys', 'GET, HEAD, POST'],
+  ])('answers OPTIONS %s with 204 and the methods of the one documented path it belongs to: %s', async (path, allow) => {
+    const res = await rawRequest('OPTIONS', path);
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toBe(allow);
   });
 
   it('keeps 404 for a path nothing serves', async () => {
