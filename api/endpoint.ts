@@ -146,12 +146,21 @@ const allowUploadTime: RequestHandler = (req, res, next) => {
 /**
  * Public caching: `Cache-Control`, and a weak ETag of what the response carries (for JSON its `data`: the envelope's
  * request id and timestamp differ on every response). Express answers 304 itself when If-None-Match matches the
- * ETag already set on the response.
+ * ETag already set on the response. Exported for the bench's ceilings, which send the same headers.
  */
+export function publicCacheHeaders(seconds: number, content: string): { 'cache-control': string; etag: string; vary: string } {
+  return {
+    'cache-control': `public, max-age=${seconds}`,
+    etag: `W/"${createHash('sha1').update(content).digest('base64url')}"`,
+    vary: 'Authorization',
+  };
+}
+
 function setCacheHeaders(res: Response, seconds: number, content: string): void {
-  res.set('Cache-Control', `public, max-age=${seconds}`);
-  res.set('ETag', `W/"${createHash('sha1').update(content).digest('base64url')}"`);
-  res.vary('Authorization');
+  const headers = publicCacheHeaders(seconds, content);
+  res.set('Cache-Control', headers['cache-control']);
+  res.set('ETag', headers.etag);
+  res.vary(headers.vary);
 }
 
 /**
