@@ -9,7 +9,7 @@ import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { HTTP_STATUS } from './errors';
-import { sendData } from './envelope';
+import { sendData, sendSerializedData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
@@ -218,8 +218,11 @@ export class ApiRouter {
         return;
       }
       const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
-      if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, JSON.stringify(result.data));
-      sendData(req, res, endpoint.status ?? 200, result.data, page);
+      if (endpoint.cacheSeconds === undefined) return sendData(req, res, endpoint.status ?? 200, result.data, page);
+      // The ETag is of `data`, which is then sent as serialised for it.
+      const dataJson = JSON.stringify(result.data);
+      setCacheHeaders(res, endpoint.cacheSeconds, dataJson);
+      sendSerializedData(req, res, endpoint.status ?? 200, dataJson, page);
     });
     const path = this.fullPath(endpoint.path);
     this.router[endpoint.method](path, ...chain);
