@@ -9,7 +9,7 @@ import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { HTTP_STATUS } from './errors';
-import { sendData } from './envelope';
+import { sendData, sendSerializedData } from './envelope';
 import { authenticate, requireAccess } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
@@ -146,12 +146,21 @@ const allowUploadTime: RequestHandler = (req, res, next) => {
 /**
  * Public caching: `Cache-Control`, and a weak ETag of what the response carries (for JSON its `data`: the envelope's
  * request id and timestamp differ on every response). Express answers 304 itself when If-None-Match matches the
- * ETag already set on the response.
+ * ETag already set on the response. Exported for the bench's ceilings, which send the same headers.
  */
+export function publicCacheHeaders(seconds: number, content: string): { 'cache-control': string; etag: string; vary: string } {
+  return {
+    'cache-control': `public, max-age=${seconds}`,
+    etag: `W/"${createHash('sha1').update(content).digest('base64url')}"`,
+    vary: 'Authorization',
+  };
+}
+
 function setCacheHeaders(res: Response, seconds: number, content: string): void {
-  res.set('Cache-Control', `public, max-age=${seconds}`);
-  res.set('ETag', `W/"${createHash('sha1').update(content).digest('base64url')}"`);
-  res.vary('Authorization');
+  const headers = publicCacheHeaders(seconds, content);
+  res.set('Cache-Control', headers['cache-control']);
+  res.set('ETag', headers.etag);
+  res.vary(headers.vary);
 }
 
 /**
@@ -209,8 +218,11 @@ export class ApiRouter {
         return;
       }
       const page = endpoint.paginated ? { nextCursor: result.nextCursor ?? null } : undefined;
-      if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, JSON.stringify(result.data));
-      sendData(req, res, endpoint.status ?? 200, result.data, page);
+      if (endpoint.cacheSeconds === undefined) return sendData(req, res, endpoint.status ?? 200, result.data, page);
+      // The ETag is of `data`, which is then sent as serialised for it.
+      const dataJson = JSON.stringify(result.data);
+      setCacheHeaders(res, endpoint.cacheSeconds, dataJson);
+      sendSerializedData(req, res, endpoint.status ?? 200, dataJson, page);
     });
     const path = this.fullPath(endpoint.path);
     this.router[endpoint.method](path, ...chain);

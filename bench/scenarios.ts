@@ -1,5 +1,5 @@
 import type { ServerSpec } from './lib/child-server';
-import { FILES_PER_PRODUCT } from './lib/catalogue';
+import { FILES_PER_PRODUCT, STOREFRONT_PRODUCT_SLUG, STOREFRONT_PUBLIC_CODES, STOREFRONT_PUBLISHED } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
 import type { LoadRequest } from './lib/load';
 import type { BenchOptions } from './lib/options';
@@ -30,6 +30,9 @@ export interface BenchContext {
   options: BenchOptions;
 }
 
+/** Product pageUrls carry it: the same on both sides, so both answer the same bytes. */
+const PUBLIC_BASE_URL = 'http://localhost:3000';
+
 /** The real API process (`api/main.ts`), silent, with a limiter that counts every request but never rejects. */
 export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
   return {
@@ -44,6 +47,8 @@ export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
       TEMPORAL_NAMESPACE: 'default',
       ENCRYPTION_KEY: infra.encryptionKey,
       RATE_LIMIT_PER_MINUTE: '100000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      PUBLIC_BASE_URL,
     },
   };
 }
@@ -60,7 +65,13 @@ export function ceilingServer(script: string, { infra, options }: BenchContext):
   return {
     script,
     readyPath: '/readyz',
-    env: { NODE_ENV: 'production', DATABASE_URL: infra.databaseUrl, POOL_SIZE: String(options.poolSize), BENCH_KEY_CACHE_MS: String(ROUTE_KEY_CACHE_MS) },
+    env: {
+      NODE_ENV: 'production',
+      DATABASE_URL: infra.databaseUrl,
+      POOL_SIZE: String(options.poolSize),
+      BENCH_KEY_CACHE_MS: String(ROUTE_KEY_CACHE_MS),
+      PUBLIC_BASE_URL,
+    },
   };
 }
 
@@ -80,11 +91,46 @@ function expectCreated(status: number, body: unknown) {
   }
 }
 
-function expectProductPage(status: number, body: unknown) {
+function expectProductListPage(status: number, body: unknown) {
   expectPage(50)(status, body);
   const files = (body as { data: Array<{ files: unknown[] }> }).data.map((p) => p.files.length);
   if (files.some((n) => n !== FILES_PER_PRODUCT)) throw new Error(`expected ${FILES_PER_PRODUCT} files per product, got ${files.join(',')}`);
 }
+
+type Json = Record<string, unknown>;
+
+/**
+ * Checks a public storefront answer with `check`, then that both sides of the scenario answer the very same `data`
+ * (the ceiling is verified first; the envelope's request id and timestamp differ anyway).
+ */
+function sameData(check: (data: Json) => string | undefined) {
+  let first: string | undefined;
+  return (status: number, body: unknown) => {
+    const data = (body as { data?: Json } | null)?.data;
+    const problem = status !== 200 || !data ? 'not a 200 with data' : check(data);
+    if (problem) throw new Error(`${problem}; got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+    const json = JSON.stringify(data);
+    if (first !== undefined && json !== first) throw new Error(`the two sides answer different data:\n${first.slice(0, 400)}\n${json.slice(0, 400)}`);
+    first = json;
+  };
+}
+
+const filesOfDigital = (products: Json[]) =>
+  products.every((p) => (p.files as unknown[]).length === (p.type === 'digital' ? FILES_PER_PRODUCT : 0)) ? undefined : 'files missing';
+
+const expectLanding = sameData((data) => {
+  const { products, discountCodes } = data as { products: Json[]; discountCodes: unknown[] };
+  if (products.length !== STOREFRONT_PUBLISHED) return `expected ${STOREFRONT_PUBLISHED} products`;
+  if (discountCodes.length !== STOREFRONT_PUBLIC_CODES) return `expected ${STOREFRONT_PUBLIC_CODES} discount codes`;
+  return filesOfDigital(products);
+});
+
+const expectProductPage = sameData((data) => {
+    const crossSell = data.crossSell as Json[];
+    if (data.slug !== STOREFRONT_PRODUCT_SLUG) return `expected the product ${STOREFRONT_PRODUCT_SLUG}`;
+    if (crossSell.length !== 4) return 'expected a cross-sell list of 4';
+    return filesOfDigital([data, ...crossSell]);
+  });
 
 /** A distinct name per request, so each create derives a free slug (the collision path has its own tests). */
 const productBody = (n: number) => JSON.stringify({ name: `Bench product ${process.pid} ${n}`, price: 150_000, currency: 'IDR', type: 'digital' });
@@ -121,6 +167,21 @@ export const scenarios: Scenario[] = [
     0.6,
     'bench/servers/ceiling-products-list.ts',
     (ctx) => ({ method: 'GET', path: '/api/v1/storefront/products', headers: bearer(ctx.infra.catalogue.list.secretKey) }),
+    () => expectProductListPage,
+  ),
+  // Keyless buyer reads of the live catalogue, the busiest routes (bench/lib/catalogue.ts seeds the store).
+  pair(
+    'storefront landing',
+    0.6,
+    'bench/servers/ceiling-storefront.ts',
+    (ctx) => ({ method: 'GET', path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}` }),
+    () => expectLanding,
+  ),
+  pair(
+    'storefront product page',
+    0.6,
+    'bench/servers/ceiling-storefront.ts',
+    (ctx) => ({ method: 'GET', path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}` }),
     () => expectProductPage,
   ),
   // After the list: its thousands of inserts would leave the list workspace's statistics stale otherwise.

@@ -1,4 +1,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { selectColumns } from './columns';
+import { DiscountCode } from './models';
+import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
 
 /** Plain reads the discount rules share (domain/discounts/): own products, per-customer uses. */
@@ -32,4 +35,20 @@ export async function countCustomerRedemptions(sequelize: Sequelize, discountId:
     { type: QueryTypes.SELECT, replacements: { discountId, customerId, customerEmail }, transaction },
   );
   return Number(row?.count ?? 0);
+}
+
+/**
+ * The codes a storefront lists publicly that a buyer can use at `now`: active, public and inside their window,
+ * newest first. Positional parameters and a fixed text, so the storefront runs it as a named prepared statement
+ * (db/plain-query.ts) and the bench's ceiling sends the very same one.
+ */
+export function publicDiscountCodesStatement(tenant: Tenant, now: Date, limit: number): Statement {
+  return {
+    text: `SELECT ${selectColumns(DiscountCode)} FROM discount_codes
+      WHERE account_id = $1 AND environment = $2 AND active AND public
+        AND (starts_at IS NULL OR starts_at <= $3) AND (expires_at IS NULL OR expires_at > $3)
+      ORDER BY id DESC
+      LIMIT $4`,
+    values: [tenant.accountId, tenant.environment, now, limit],
+  };
 }

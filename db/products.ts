@@ -33,6 +33,8 @@ export interface ProductReadFilters {
   published?: boolean;
   type?: ProductType;
   afterId?: string;
+  /** Only products carrying at least one of these tags (a cross-sell list's candidates). */
+  anyTag?: string[];
   /** Archived products too (a merchant's retrieve by id); lists leave them out. */
   archived?: boolean;
 }
@@ -54,6 +56,7 @@ export function productReadStatement(tenant: Tenant, filters: ProductReadFilters
     ...(filters.published !== undefined ? [`p.published = ${bind(filters.published)}`] : []),
     ...(filters.type !== undefined ? [`p.type = ${bind(filters.type)}`] : []),
     ...(filters.afterId !== undefined ? [`p.id < ${bind(filters.afterId)}`] : []),
+    ...(filters.anyTag !== undefined ? [`p.tags ?| ${bind(filters.anyTag)}::text[]`] : []),
   ];
   const text = `SELECT ${productColumns('p')},
       CASE WHEN p.type = 'digital' THEN COALESCE((

@@ -20,11 +20,15 @@ function required(name: string): string {
   return value;
 }
 
-export function serveBare(routes: Record<string, BareHandler>): void {
+/**
+ * `routes` match `METHOD /path` exactly; `fallback`, when given, takes every other request (a ceiling with path
+ * parameters parses the path itself).
+ */
+export function serveBare(routes: Record<string, BareHandler>, fallback?: BareHandler): void {
   const pool = new Pool({ connectionString: required('DATABASE_URL'), max: Number(process.env.POOL_SIZE ?? 10) });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const handler = path === '/readyz' ? readyz : routes[`${req.method} ${path}`];
+    const handler = path === '/readyz' ? readyz : (routes[`${req.method} ${path}`] ?? fallback);
     if (!handler) {
       sendJson(res, 404, { error: 'no route' });
       return;

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Environment } from '../../db/models';
+import { plainQuery } from '../../db/plain-query';
 import type { Tenant } from '../../db/tenancy';
 import { forbidden, notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
@@ -24,15 +25,19 @@ const MERCHANT_COLUMNS = `a.id, a.name, a.slug, a.description, a.brand_color AS 
   a.brand_banner AS "brandBanner", a.meta_pixel_id AS "metaPixelId", a.google_tag_id AS "googleTagId", a.tiktok_pixel_id AS "tiktokPixelId",
   a.updated_at AS "updatedAt"`;
 
-/** The workspace whose slug, or one of whose custom domains, this is (either matched case-insensitively); undefined when none. */
+/**
+ * The workspace whose slug, or one of whose custom domains, `$1` is (either matched case-insensitively): every
+ * public storefront request starts with it, so it runs as a named prepared statement (db/plain-query.ts);
+ * exported so the bench's ceilings send the very same one.
+ */
+export const MERCHANT_SQL = `SELECT ${MERCHANT_COLUMNS} FROM accounts a
+  WHERE a.slug = lower($1)
+     OR a.id = (SELECT d.account_id FROM custom_domains d WHERE d.hostname = lower($1))
+  LIMIT 1`;
+
+/** The workspace whose slug, or one of whose custom domains, this is; undefined when none (or it has no slug). */
 export async function findMerchant(sequelize: Sequelize, slugOrHost: string): Promise<Merchant | undefined> {
-  const [row] = await sequelize.query<Merchant>(
-    `SELECT ${MERCHANT_COLUMNS} FROM accounts a
-      WHERE a.slug = lower(:value)
-         OR a.id = (SELECT d.account_id FROM custom_domains d WHERE d.hostname = lower(:value))
-      LIMIT 1`,
-    { replacements: { value: slugOrHost }, type: QueryTypes.SELECT },
-  );
+  const [row] = await plainQuery<Merchant>(sequelize, MERCHANT_SQL, [slugOrHost]);
   return row?.slug ? row : undefined;
 }
 

@@ -1,10 +1,11 @@
-import { Op, QueryTypes } from 'sequelize';
+import { publicDiscountCodesStatement } from '../../db/discounts';
+import type { Statement } from '../../db/pagination';
+import { plainQuery } from '../../db/plain-query';
 import { productReadStatement, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
-import { DiscountCode } from '../../db/models';
-import { toPublicDiscountCode } from '../discounts/dto';
+import { toPublicDiscountCode, type DiscountCodeRow } from '../discounts/dto';
 import { validateDiscount, type CartItem, type DiscountValidation } from '../discounts/validate';
 import { toProductDto, type ProductDto } from '../products/dto';
 import type { ServiceDeps } from '../service-deps';
@@ -63,29 +64,33 @@ export function crossSell(product: PublicProduct, catalogue: PublicProduct[]): P
     .map(({ other }) => other);
 }
 
+/**
+ * The statements of the public reads (named prepared statements, db/plain-query.ts: these are the busiest routes),
+ * exported so the bench's ceilings send the very same ones.
+ */
+export const publicReadStatements = {
+  /** The landing page's products: the newest published ones, files aggregated. */
+  landingProducts: (tenant: Tenant) => productReadStatement(tenant, { published: true }, LANDING_PRODUCT_LIMIT),
+  /** One published product by its slug. */
+  product: (tenant: Tenant, slug: string) => productReadStatement(tenant, { slug, published: true }, 1),
+  /** The cross-sell candidates: published products sharing at least one of `tags` (crossSell ranks them). */
+  crossSellCandidates: (tenant: Tenant, tags: string[]) => productReadStatement(tenant, { published: true, anyTag: tags }, LANDING_PRODUCT_LIMIT),
+  /** The publicly listed codes usable at `now`. */
+  discountCodes: (tenant: Tenant, now: Date) => publicDiscountCodesStatement(tenant, now, LANDING_DISCOUNT_LIMIT),
+};
+
 export function createPublicStorefrontService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
   const storefrontOf = (merchant: Merchant) => ({ workspaceSlug: merchant.slug, baseUrl: config.PUBLIC_BASE_URL });
 
-  async function publishedProducts(merchant: Merchant, tenant: Tenant): Promise<PublicProduct[]> {
-    const { text, values } = productReadStatement(tenant, { published: true }, LANDING_PRODUCT_LIMIT);
-    const rows = await sequelize.query<ProductReadRow>(text, { bind: values, type: QueryTypes.SELECT });
+  async function publicProducts(merchant: Merchant, { text, values }: Statement): Promise<PublicProduct[]> {
+    const rows = await plainQuery<ProductReadRow>(sequelize, text, values);
     return rows.map((row) => toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer')));
   }
 
   /** The codes the merchant lists publicly that a buyer can use now: active, public and inside their window. */
   async function listedDiscountCodes(tenant: Tenant) {
-    const now = new Date();
-    const rows = await DiscountCode.findAll({
-      where: {
-        ...tenant,
-        active: true,
-        public: true,
-        [Op.and]: [{ [Op.or]: [{ startsAt: null }, { startsAt: { [Op.lte]: now } }] }, { [Op.or]: [{ expiresAt: null }, { expiresAt: { [Op.gt]: now } }] }],
-      },
-      order: [['id', 'DESC']],
-      limit: LANDING_DISCOUNT_LIMIT,
-      raw: true,
-    });
+    const { text, values } = publicReadStatements.discountCodes(tenant, new Date());
+    const rows = await plainQuery<DiscountCodeRow>(sequelize, text, values);
     return rows.map(toPublicDiscountCode);
   }
 
@@ -101,7 +106,7 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
       const { merchant, tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
       return {
         merchant: toMerchantDto(merchant),
-        products: await publishedProducts(merchant, tenant),
+        products: await publicProducts(merchant, publicReadStatements.landingProducts(tenant)),
         discountCodes: await listedDiscountCodes(tenant),
         pixels: toPixelsDto(merchant),
       };
@@ -126,17 +131,16 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
     /** One published product by its slug, with its cross-sell list; unpublished, archived or unknown is 404. */
     async product(slugOrHost: string, productSlug: string, auth: AuthContext | undefined) {
       const { merchant, tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
-      const { text, values } = productReadStatement(tenant, { slug: productSlug, published: true }, 1);
-      const [row] = await sequelize.query<ProductReadRow>(text, { bind: values, type: QueryTypes.SELECT });
-      if (!row) throw notFound('Product');
-      const product = toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer'));
-      const catalogue = product.tags.length > 0 ? await publishedProducts(merchant, tenant) : [];
+      const [product] = await publicProducts(merchant, publicReadStatements.product(tenant, productSlug));
+      if (!product) throw notFound('Product');
+      // Only products sharing a tag can be cross-sold, so only those are read (none without tags).
+      const candidates = product.tags.length > 0 ? await publicProducts(merchant, publicReadStatements.crossSellCandidates(tenant, product.tags)) : [];
       return {
         ...product,
         // Variants and stock arrive with the fulfilment module's inventory; until then a product has none.
         variants: [],
         inventory: null,
-        crossSell: crossSell(product, catalogue),
+        crossSell: crossSell(product, candidates),
       };
     },
   };

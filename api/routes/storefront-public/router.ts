@@ -27,7 +27,7 @@ import {
 } from './schemas';
 
 /** Buyers' reads, cached for a minute by any CDN in front (ETag + 304). */
-const CACHE_SECONDS = 60;
+export const CACHE_SECONDS = 60;
 
 /**
  * The public storefront reads (no key; a key of the merchant's own workspace may be sent to read its
