@@ -10,6 +10,7 @@ import * as workflowStarts from './0008-workflow-starts';
 import * as deliveryAttemptKey from './0009-delivery-attempt-key';
 import * as storefrontSettings from './0010-storefront-settings';
 import * as referralsTracking from './0011-referrals-tracking';
+import * as emailLog from './0013-email-log';
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { name: '0009-delivery-attempt-key', ...deliveryAttemptKey },
   { name: '0010-storefront-settings', ...storefrontSettings },
   { name: '0011-referrals-tracking', ...referralsTracking },
+  { name: '0013-email-log', ...emailLog },
 ];

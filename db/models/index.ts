@@ -6,6 +6,7 @@ import { Certification } from './certification';
 import { CustomDomain } from './custom-domain';
 import { DiscountCode } from './discount-code';
 import { DiscountRedemption } from './discount-redemption';
+import { EmailMessage } from './email-message';
 import { Event } from './event';
 import { IdempotencyKey } from './idempotency-key';
 import { PortfolioItem } from './portfolio-item';
@@ -24,6 +25,7 @@ export {
   CustomDomain,
   DiscountCode,
   DiscountRedemption,
+  EmailMessage,
   Event,
   IdempotencyKey,
   PortfolioItem,
@@ -38,6 +40,7 @@ export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { Environment } from './common';
 export type { DiscountScope, DiscountType } from './discount-code';
+export type { EmailStatus } from './email-message';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
 export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
@@ -52,6 +55,7 @@ const MODELS = [
   CustomDomain,
   DiscountCode,
   DiscountRedemption,
+  EmailMessage,
   Event,
   IdempotencyKey,
   PortfolioItem,
