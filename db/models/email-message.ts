@@ -42,7 +42,7 @@ export class EmailMessage extends Model<InferAttributes<EmailMessage>, InferCrea
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },
-      { sequelize, tableName: 'email_messages', underscored: true },
+      { sequelize, tableName: 'email_messages' },
     );
   }
 }
