@@ -3,9 +3,11 @@ import type { Sequelize } from 'sequelize';
 import type { TextGenerator } from '../lib/ai';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
+import type { Mailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
 import type { BlobStorage } from '../lib/storage';
 import { createAiGenerationActivities } from './ai-generation';
+import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
 import { createWebhookActivities } from './webhooks';
@@ -20,6 +22,8 @@ export interface ActivityDeps {
   storage: BlobStorage;
   /** Product copy for ai-generation: the configured provider or the offline generator. */
   textGenerator: TextGenerator;
+  /** Buyer e-mail over SMTP_URL from EMAIL_FROM (tests hand in one for their own SMTP server). */
+  mailer: Mailer;
   /** HTTPS agent for webhook sends; default: keep-alive with the system CAs (+ NODE_EXTRA_CA_CERTS). Tests hand in one trusting their CA. */
   webhookAgent?: Agent;
 }
@@ -49,5 +53,6 @@ export function createActivities(deps: ActivityDeps) {
     createFileActivities(deps),
     createAiGenerationActivities(deps),
     createWebhookActivities(deps),
+    createEmailActivities(deps),
   );
 }

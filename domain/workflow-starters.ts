@@ -7,12 +7,13 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, fileCleanup, webhookDelivery } from '../workflows';
+import type { aiGeneration, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   workflowIds,
   type AiGenerationTarget,
+  type EmailDeliveryInput,
   type FileCleanupInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
@@ -24,6 +25,7 @@ import {
 export interface DurableStartInputs {
   aiGeneration: AiGenerationTarget;
   fileCleanup: FileCleanupInput;
+  emailDelivery: EmailDeliveryInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -37,6 +39,7 @@ type DirectStarters = Omit<Starters, 'startRecorded'>;
 const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs[T]): string; start(starters: DirectStarters, accountId: string, input: DurableStartInputs[T]): Promise<unknown> } } = {
   aiGeneration: { workflowId: (target) => workflowIds.aiGeneration(target.productId), start: (starters, _accountId, target) => starters.aiGeneration(target) },
   fileCleanup: { workflowId: (input) => workflowIds.fileCleanup(input.fileId), start: (starters, accountId, input) => starters.fileCleanup(accountId, input) },
+  emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -111,6 +114,15 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
     webhookDelivery(input: WebhookDeliveryInput): Promise<boolean> {
       return start<typeof webhookDelivery>('webhookDelivery', input.accountId, {
         workflowId: workflowIds.webhookDelivery(input.eventId, input.endpointId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `email-delivery:<eml>`: never reused, so a repeated start (two relays, a retried request) sends nothing twice. */
+    emailDelivery(input: EmailDeliveryInput): Promise<boolean> {
+      return start<typeof emailDelivery>('emailDelivery', input.accountId, {
+        workflowId: workflowIds.emailDelivery(input.emailId),
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKey } from './crypto-box';
+import { parseMailbox } from './email/address';
 
 /** Parses a duration such as `90s`, `5m`, `2h` or `1d` into milliseconds. */
 export function parseDuration(text: string): number {
@@ -62,6 +63,11 @@ const schema = z.object({
     .string()
     .refine((v) => /^smtps?:\/\/[^\s]+$/.test(v), 'must be an smtp:// or smtps:// URL')
     .optional(),
+  /** Sender of every buyer e-mail, `Name <address>` or a bare address; its domain names the Message-IDs. */
+  EMAIL_FROM: z
+    .string()
+    .refine((v) => parseMailbox(v) !== null, 'must be one e-mail address, e.g. "Shop <no-reply@shop.example>"')
+    .default('Commerce Service <no-reply@localhost>'),
   FILE_STORAGE_DIR: z.string().min(1).optional(),
   /** How long a deleted product file's blob is kept before the file-cleanup workflow removes it. */
   FILE_CLEANUP_DELAY: duration.default(parseDuration('5m')),

@@ -35,6 +35,7 @@ export const ID_PREFIXES = {
   referralLink: 'ref',
   storefrontEvent: 'sev',
   workflowStart: 'wfs',
+  emailMessage: 'eml',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

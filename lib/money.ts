@@ -17,3 +17,9 @@ export function toSmallestUnit(wholeUnits: number, currency: MoneyCurrency): num
   if (!Number.isSafeInteger(amount)) throw new RangeError(`${wholeUnits} ${currency} is not representable in the smallest unit`);
   return amount;
 }
+
+/** An amount in the smallest unit as a buyer reads it: `formatAmount(1999, 'USD')` → `$19.99`, `formatAmount(150000, 'IDR')` → `IDR 150,000`. */
+export function formatAmount(amount: number, currency: MoneyCurrency): string {
+  const digits = CURRENCY_EXPONENTS[currency];
+  return new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
+}

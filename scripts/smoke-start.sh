@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Smoke test of `npm start` as a new user runs it (used by .ci/run): a fresh DATA_DIR and free ports; the
-# stack must answer /readyz, accept the demo workspace's test secret key, and on SIGINT exit 0 leaving no
-# process behind (PostgreSQL, Temporal, api, worker all run in npm start's process group).
+# stack must answer /readyz, accept the demo workspace's test secret key, show Mailpit's inbox, and on SIGINT
+# exit 0 leaving no process behind (PostgreSQL, Temporal, Mailpit, api, worker all run in npm start's process group).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 data_dir="$(mktemp -d "${TMPDIR:-/tmp}/commerce-smoke-XXXXXX")"
 out="$data_dir.log"
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-export DATA_DIR="$data_dir" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)"
+export DATA_DIR="$data_dir" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)" \
+  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)"
 fail() {
   echo "[smoke] FAILED: $*" >&2
   echo "[smoke] --- npm start output ---" >&2
@@ -36,6 +37,11 @@ key="$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1
 status="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT/api/v1/account/api-keys")"
 [[ "$status" == 200 ]] || fail "GET /api/v1/account/api-keys with the demo key answered $status"
 echo "[smoke] the demo test secret key works"
+
+grep -q "Mail inbox     http://localhost:$MAILPIT_UI_PORT" "$out" || fail "the banner does not show Mailpit's inbox"
+status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MAILPIT_UI_PORT/api/v1/info")"
+[[ "$status" == 200 ]] || fail "Mailpit's inbox API answered $status"
+echo "[smoke] Mailpit's inbox answers"
 
 # SIGINT to the stack's own process (the node process tsx runs scripts/start.ts in; tsx itself relays no
 # SIGINT, expecting a terminal to have sent it to the whole group), so that `npm start`'s exit code is the stack's:

@@ -7,12 +7,14 @@
  *   - PostgreSQL: DATABASE_URL, or an embedded server on 127.0.0.1:$EMBEDDED_POSTGRES_PORT (5433);
  *   - Temporal: TEMPORAL_ADDRESS, or the Temporal CLI dev server on 127.0.0.1:$TEMPORAL_DEV_PORT (7233)
  *     with its Web UI on $TEMPORAL_UI_PORT (8233);
+ *   - e-mail: SMTP_URL, or Mailpit (a mail catcher with a web inbox) on 127.0.0.1:$MAILPIT_SMTP_PORT (1025),
+ *     inbox on $MAILPIT_UI_PORT (8025), keeping its messages in $DATA_DIR/mailpit.db;
  *   - migrations, a demo workspace, then the API (api/main.ts) and a worker (worker/main.ts) as child
  *     processes, their output prefixed with [api] / [worker].
  *
  * Every process of the stack is supervised (scripts/lib/supervisor.ts): a crashed API or worker, PostgreSQL
  * or Temporal dev server is reported on the console and started again with backoff (same data, same port).
- * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker, then Temporal, then PostgreSQL.
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker, then Mailpit, then Temporal, then PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,7 +38,7 @@ import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
 import { ACCOUNT_ID } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
-import { provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
+import { mailpitExecutable, provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATABASE_NAME = 'commerce';
@@ -48,6 +50,7 @@ const WORKER_READY_TIMEOUT_MS = 180_000;
 const CHILD_STOP_TIMEOUT_MS = 15_000;
 const TEARDOWN_STEP_TIMEOUT_MS = 20_000;
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;
+const MAILPIT_READY_TIMEOUT_MS = 30_000;
 
 const log = (message: string) => process.stderr.write(`[start] ${message}\n`);
 
@@ -94,6 +97,8 @@ interface StartSettings {
   postgresPort: number;
   temporalPort: number;
   temporalUiPort: number;
+  mailpitSmtpPort: number;
+  mailpitUiPort: number;
 }
 
 function readStartSettings(env: NodeJS.ProcessEnv): StartSettings {
@@ -109,6 +114,8 @@ function readStartSettings(env: NodeJS.ProcessEnv): StartSettings {
     postgresPort: port('EMBEDDED_POSTGRES_PORT', 5433),
     temporalPort: port('TEMPORAL_DEV_PORT', 7233),
     temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
+    mailpitSmtpPort: port('MAILPIT_SMTP_PORT', 1025),
+    mailpitUiPort: port('MAILPIT_UI_PORT', 8025),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;
@@ -267,6 +274,34 @@ async function startTemporalDevServer(cli: string, options: { port: number; uiPo
   }
 }
 
+/**
+ * Mailpit as a supervised child: SMTP and web inbox on loopback only, its messages in `database` so the inbox
+ * survives a restart. No version check (it would call out to the internet).
+ */
+async function startMailpit(executable: string, options: { smtpPort: number; uiPort: number; database: string }): Promise<Running> {
+  const args = ['--smtp', `127.0.0.1:${options.smtpPort}`, '--listen', `127.0.0.1:${options.uiPort}`, '--database', options.database, '--disable-version-check', '--quiet'];
+  const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  pipeWithPrefix(child.stdout, process.stdout, '[mailpit] ');
+  pipeWithPrefix(child.stderr, process.stderr, '[mailpit] ');
+  const running = runningChild(child, CHILD_STOP_TIMEOUT_MS);
+  let exited = false;
+  void running.exited.then(() => (exited = true));
+  const deadline = Date.now() + MAILPIT_READY_TIMEOUT_MS;
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${options.uiPort}/readyz`, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return running;
+    if (exited) throw new Error(`Mailpit ${describeExit(await running.exited)} during start-up (see [mailpit] lines above)`);
+    if (Date.now() > deadline) {
+      await running.stop();
+      throw new Error(`Mailpit did not answer within ${MAILPIT_READY_TIMEOUT_MS / 1000}s`);
+    }
+    await sleep(250);
+  }
+}
+
 /** Waits until `check` answers true; false when a stop was requested or the time ran out. */
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -294,10 +329,27 @@ async function workerIsPolling(connection: Connection, config: Config, pid: numb
 }
 
 function redactPassword(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+):[^@]*@/, '$1:***@');
+  return url.replace(/^((?:postgres(?:ql)?|smtps?):\/\/[^:/@]+):[^@]*@/, '$1:***@');
 }
 
-function printBanner(lines: { apiBase: string; temporalUi: string | null; temporalAddress: string; databaseUrl: string; dataDir: string; demo: DemoWorkspace }): void {
+/** What the banner says about e-mail: the inbox of the local Mailpit, or where SMTP_URL sends. */
+type MailSetup = { kind: 'mailpit'; inbox: string; smtp: string } | { kind: 'smtp'; url: string } | { kind: 'none' };
+
+function mailLine(mail: MailSetup): string {
+  if (mail.kind === 'mailpit') return `${mail.inbox}   (Mailpit: every e-mail the stack sends; SMTP ${mail.smtp})`;
+  if (mail.kind === 'smtp') return `sent through ${redactPassword(mail.url)} (SMTP_URL)`;
+  return '(none: no SMTP_URL and no Mailpit; e-mails wait, retried for a day, until the worker has SMTP_URL)';
+}
+
+function printBanner(lines: {
+  apiBase: string;
+  temporalUi: string | null;
+  temporalAddress: string;
+  mail: MailSetup;
+  databaseUrl: string;
+  dataDir: string;
+  demo: DemoWorkspace;
+}): void {
   const { apiBase, demo } = lines;
   const rule = '─'.repeat(78);
   const out: string[] = [
@@ -309,6 +361,7 @@ function printBanner(lines: { apiBase: string; temporalUi: string | null; tempor
     `  API docs       ${apiBase}/api/docs   (OpenAPI JSON: ${apiBase}/api/openapi.json)`,
     `  Temporal UI    ${lines.temporalUi ?? `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
     `  Temporal       ${lines.temporalAddress}`,
+    `  Mail inbox     ${mailLine(lines.mail)}`,
     `  PostgreSQL     ${redactPassword(lines.databaseUrl)}`,
     `  Data dir       ${lines.dataDir}`,
     '',
@@ -360,6 +413,7 @@ async function main(): Promise<number> {
 
   const embedPostgres = !config.DATABASE_URL;
   const embedTemporal = !process.env.TEMPORAL_ADDRESS; // loadConfig fills in a default, so ask the environment
+  const embedMailpit = !config.SMTP_URL;
   await assertPortsFree([
     { port: config.PORT, variable: 'PORT', what: 'API' },
     ...(embedPostgres ? [{ port: settings.postgresPort, variable: 'EMBEDDED_POSTGRES_PORT', what: 'embedded PostgreSQL' }] : []),
@@ -369,10 +423,16 @@ async function main(): Promise<number> {
           { port: settings.temporalUiPort, variable: 'TEMPORAL_UI_PORT', what: 'Temporal Web UI' },
         ]
       : []),
+    ...(embedMailpit
+      ? [
+          { port: settings.mailpitSmtpPort, variable: 'MAILPIT_SMTP_PORT', what: 'Mailpit SMTP' },
+          { port: settings.mailpitUiPort, variable: 'MAILPIT_UI_PORT', what: 'Mailpit web inbox' },
+        ]
+      : []),
   ]);
   const encryptionKey = loadOrCreateEncryptionKey(dataDir);
 
-  // What to stop, newest first: API and worker, then Temporal, then PostgreSQL.
+  // What to stop, newest first: API and worker, then Mailpit, then Temporal, then PostgreSQL.
   const stops: { name: string; stop: () => Promise<void> }[] = [];
   const startSupervised = async <R extends Running>(name: string, start: () => Promise<R>): Promise<R> => {
     const supervisor = new Supervisor({ name, start, log });
@@ -432,6 +492,24 @@ async function main(): Promise<number> {
       }
       temporalUi = `http://localhost:${settings.temporalUiPort}`;
     }
+    // E-mail: without SMTP_URL, Mailpit catches every message and shows it in its web inbox.
+    let mail: MailSetup = config.SMTP_URL ? { kind: 'smtp', url: config.SMTP_URL } : { kind: 'none' };
+    let smtpUrl = config.SMTP_URL;
+    if (embedMailpit) {
+      await provisionTemporalBinaries(['mailpit'], 'npm start runs Mailpit, a mail catcher with a web inbox, when SMTP_URL is unset');
+      const executable = mailpitExecutable();
+      if (executable) {
+        const options = { smtpPort: settings.mailpitSmtpPort, uiPort: settings.mailpitUiPort, database: path.join(dataDir, 'mailpit.db') };
+        log(`starting Mailpit: SMTP on 127.0.0.1:${options.smtpPort}, web inbox on ${options.uiPort} (db: ${options.database})`);
+        await startSupervised('Mailpit', () => startMailpit(executable, options));
+        smtpUrl = `smtp://127.0.0.1:${options.smtpPort}`;
+        mail = { kind: 'mailpit', inbox: `http://localhost:${options.uiPort}`, smtp: `127.0.0.1:${options.smtpPort}` };
+      } else {
+        log('no Mailpit (set MAILPIT_PATH, or install Go and run `npm run provision`) and no SMTP_URL: e-mails will not go out');
+      }
+    }
+    if (stopRequested) return 0;
+
     const temporalConnection = await Connection.connect({ address: temporalAddress });
     connection = temporalConnection;
     if (stopRequested) return 0;
@@ -470,6 +548,7 @@ async function main(): Promise<number> {
       PORT: String(config.PORT),
       PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
       FILE_STORAGE_DIR: fileStorageDir,
+      ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
     };
     let workerPid = -1;
     const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
@@ -497,7 +576,7 @@ async function main(): Promise<number> {
     connection = undefined;
     await temporalConnection.close().catch(() => undefined);
 
-    printBanner({ apiBase, temporalUi, temporalAddress, databaseUrl, dataDir, demo });
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, databaseUrl, dataDir, demo });
     await stopped;
     return 0;
   } finally {

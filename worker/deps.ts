@@ -3,6 +3,7 @@ import { createDatabase } from '../db/connection';
 import { createTextGenerator } from '../lib/ai';
 import { requireDatabaseUrl, requireEncryptionKey, type Config } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
+import { createMailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 
@@ -15,5 +16,6 @@ export function createActivityDeps(config: Config, logger: Logger): ActivityDeps
     box: createCryptoBox(requireEncryptionKey(config)),
     storage: createStorage(config),
     textGenerator: createTextGenerator(config),
+    mailer: createMailer(config),
   };
 }

@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     deps,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+  if (!config.SMTP_URL) logger.warn('SMTP_URL is not set: buyer e-mails wait (retried for a day) until the worker runs with it');
   const starters = createStarters(client, { taskQueue: config.TEMPORAL_TASK_QUEUE });
   const databaseUrl = requireDatabaseUrl(config);
   const relays = [
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   await clientConnection.close();
   await connection.close();
   await deps.sequelize.close();
+  deps.mailer.close();
   logger.info('worker stopped');
 }
 

@@ -3,3 +3,4 @@ export { maintenancePurge } from './maintenance-purge';
 export { fileCleanup } from './file-cleanup';
 export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
+export { emailDelivery } from './email-delivery';

@@ -21,6 +21,8 @@ export const workflowIds = {
   fileCleanup: (fileId: string) => `file-cleanup:${fileId}`,
   /** One delivery per (event, endpoint): a second start with the same id is refused, so fan-out can repeat safely. */
   webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`,
+  /** One delivery per sent-log row (`eml_…`), itself unique per business key. */
+  emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -96,3 +98,15 @@ export interface WebhookDeliveryResult {
   status: 'delivered' | 'failed' | 'stopped';
   attempts: AttemptRecord[];
 }
+
+// email-delivery -----------------------------------------------------------------------------------------
+
+/** One buyer e-mail: its sent-log row (`email_messages`), which holds the rendered message. */
+export interface EmailDeliveryInput {
+  accountId: string;
+  environment: Environment;
+  emailId: string;
+}
+
+/** sent: the SMTP server accepted it (now or on an earlier run); failed: refused for good or given up after a day. */
+export type EmailDeliveryOutcome = 'sent' | 'failed';

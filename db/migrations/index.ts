@@ -11,6 +11,7 @@ import * as deliveryAttemptKey from './0009-delivery-attempt-key';
 import * as storefrontSettings from './0010-storefront-settings';
 import * as referralsTracking from './0011-referrals-tracking';
 import * as blogPosts from './0012-blog-posts';
+import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
 
 export interface Migration {
@@ -33,5 +34,6 @@ export const migrations: Migration[] = [
   { name: '0010-storefront-settings', ...storefrontSettings },
   { name: '0011-referrals-tracking', ...referralsTracking },
   { name: '0012-blog-posts', ...blogPosts },
+  { name: '0013-email-log', ...emailLog },
   { name: '0014-licences', ...licences },
 ];

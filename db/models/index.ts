@@ -6,6 +6,7 @@ export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { LicenseStatus } from './license';
 export type { Environment } from './common';
+export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';

@@ -7,6 +7,7 @@ export { Certification } from './certification';
 export { CustomDomain } from './custom-domain';
 export { DiscountCode } from './discount-code';
 export { DiscountRedemption } from './discount-redemption';
+export { EmailMessage } from './email-message';
 export { Event } from './event';
 export { IdempotencyKey } from './idempotency-key';
 export { License } from './license';

@@ -1,5 +1,5 @@
 /**
- * Where the Temporal binaries used by tests and local dev come from. Mirrors scripts/provision.sh:
+ * Where the Temporal binaries used by tests and local dev (and npm start's Mailpit) come from. Mirrors scripts/provision.sh:
  *   1. TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH, if set (must be an executable file);
  *   2. the provisioned cache dir, ${COMMERCE_TOOLS_DIR:-~/.cache/commerce-tools}/bin;
  *   3. otherwise the SDK's own download (needs internet), with a one-time warning.
@@ -24,12 +24,18 @@ export function testServerExecutable(): EphemeralServerExecutable {
   return resolveExecutable('test-server', 'Temporal time-skipping test server');
 }
 
-export type TemporalTool = 'cli' | 'test-server';
+export type TemporalTool = 'cli' | 'test-server' | 'mailpit';
 
 const TOOLS: Record<TemporalTool, { envVar: string; binName: string }> = {
   cli: { envVar: 'TEMPORAL_CLI_PATH', binName: 'temporal' },
   'test-server': { envVar: 'TEMPORAL_TEST_SERVER_PATH', binName: 'temporal-test-server' },
+  mailpit: { envVar: 'MAILPIT_PATH', binName: 'mailpit' },
 };
+
+/** Mailpit for npm start: MAILPIT_PATH, else the provisioned one; null when neither exists (it has no download fallback). */
+export function mailpitExecutable(): string | null {
+  return findExecutable('mailpit', 'Mailpit');
+}
 
 function isMissing(tool: TemporalTool): boolean {
   const { envVar, binName } = TOOLS[tool];
@@ -65,21 +71,26 @@ function isExecutableFile(file: string): boolean {
 
 const warned = new Set<string>();
 
-function resolveExecutable(tool: TemporalTool, description: string): EphemeralServerExecutable {
+/** The override if set (it must be executable), else the provisioned binary, else null. */
+function findExecutable(tool: TemporalTool, description: string): string | null {
   const { envVar, binName } = TOOLS[tool];
   const fromEnv = process.env[envVar];
   if (fromEnv) {
     if (!isExecutableFile(fromEnv)) {
       throw new Error(`${envVar} is set to '${fromEnv}', which is not an executable file (${description}). Fix or unset ${envVar}.`);
     }
-    return { type: 'existing-path', path: fromEnv };
+    return fromEnv;
   }
-
   const cached = path.join(toolsDir(), 'bin', binName);
-  if (isExecutableFile(cached)) {
-    return { type: 'existing-path', path: cached };
-  }
+  return isExecutableFile(cached) ? cached : null;
+}
 
+function resolveExecutable(tool: TemporalTool, description: string): EphemeralServerExecutable {
+  const found = findExecutable(tool, description);
+  if (found) return { type: 'existing-path', path: found };
+
+  const { envVar, binName } = TOOLS[tool];
+  const cached = path.join(toolsDir(), 'bin', binName);
   if (!warned.has(envVar)) {
     warned.add(envVar);
     console.warn(

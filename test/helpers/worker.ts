@@ -4,6 +4,7 @@ import type { ActivityDeps } from '../../activities';
 import { createTextGenerator } from '../../lib/ai';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
+import { createMailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
 import { createStorage } from '../../lib/storage';
 import { createWorker } from '../../worker/worker';
@@ -24,6 +25,7 @@ export function testActivityDeps(sequelize: Sequelize, overrides: Partial<Activi
     box: createCryptoBox(requireEncryptionKey(config)),
     storage: createStorage(config),
     textGenerator: createTextGenerator(config),
+    mailer: createMailer(config),
     ...overrides,
   };
 }

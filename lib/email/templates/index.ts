@@ -1,0 +1,16 @@
+import type { EmailKind } from '../kinds';
+import { checkoutReceipt } from './checkout-receipt';
+import { manualOrderInstructions } from './manual-order-instructions';
+import { paymentConfirmed } from './payment-confirmed';
+import { shippingNotification } from './shipping-notification';
+import type { EmailTemplate } from './template';
+
+export const TEMPLATES: Record<EmailKind, EmailTemplate> = {
+  checkout_receipt: checkoutReceipt,
+  manual_order_instructions: manualOrderInstructions,
+  payment_confirmed: paymentConfirmed,
+  shipping_notification: shippingNotification,
+};
+
+export { HTML_LAYOUT, TEXT_LAYOUT } from './layout';
+export type { EmailTemplate } from './template';

@@ -1,0 +1,33 @@
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { EmailDeliveryInput, EmailDeliveryOutcome } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * Temporal owns the retries: 1 minute, doubling, at most an hour apart, for a day in all; a 5xx refusal
+ * (`EmailRefused`) is not retried. The start-to-close timeout sits above the mailer's own timeouts.
+ */
+const { sendEmail } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '24 hours',
+  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['EmailRefused'] },
+});
+
+// Only a database write: retried until it lands.
+const { markEmailGivenUp } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
+});
+
+/** `email-delivery:<eml>`: sends one buyer e-mail from its sent-log row, or marks it failed. */
+export async function emailDelivery(input: EmailDeliveryInput): Promise<EmailDeliveryOutcome> {
+  try {
+    const result = await sendEmail(input);
+    return result === 'already_failed' ? 'failed' : 'sent';
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    await markEmailGivenUp({ ...input, error: (err.cause ?? err).message });
+    return 'failed';
+  }
+}
