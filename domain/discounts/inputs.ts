@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DISCOUNT_SCOPES, DISCOUNT_TYPES, type DiscountScope, type DiscountType } from '../../db/models/discount-code';
 import { CURRENCIES } from '../../db/models/product';
 import type { ErrorDetail } from '../../lib/errors';
+import { multiLine, singleLine } from '../../lib/text';
 
 /**
  * What a discount-code write may carry: the bounds of document 1 and the limits it leaves open
@@ -24,20 +25,20 @@ const useLimit = z.int().min(1).max(MAX_INT4);
 const timestamp = z.iso.datetime({ offset: true });
 
 const editable = {
-  description: z.string().max(500).nullable().optional(),
+  description: multiLine({ max: 500 }).nullable().optional(),
   type: z.enum(DISCOUNT_TYPES),
   value: z.int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Percent types: 1 to 100. Fixed types: the smallest currency unit (cents for USD, rupiah for IDR).' }),
   currency: z.enum(CURRENCIES).meta({ description: 'ISO 4217; the currencies products are priced in' }),
   scope: z.enum(DISCOUNT_SCOPES).optional().meta({ description: 'Default cart' }),
   productIds: z
-    .array(z.string().min(1).max(100))
+    .array(singleLine({ min: 1, max: 100, trim: false }))
     .min(1)
     .max(MAX_PRODUCT_IDS)
     .nullable()
     .optional()
     .meta({ description: 'Required with scope products: own, non-archived products' }),
   tagFilter: z
-    .array(z.string().trim().min(1).max(100))
+    .array(singleLine({ min: 1, max: 100 }))
     .min(1)
     .max(MAX_TAGS)
     .nullable()

@@ -1,18 +1,19 @@
 import { z } from 'zod';
+import { singleLine } from '../../lib/text';
 
 /** The analytics events a storefront page reports (the standard funnel of the three pixel providers). */
 export const TRACK_EVENTS = ['page_view', 'view_content', 'add_to_cart', 'initiate_checkout', 'purchase', 'search', 'lead'] as const;
 
 export const TrackBody = z
   .object({
-    merchantSlug: z.string().min(1).max(253),
+    merchantSlug: singleLine({ min: 1, max: 253, trim: false }),
     event: z.enum(TRACK_EVENTS),
     visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/).optional(),
     productId: z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/).optional(),
     url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     referrer: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     properties: z
-      .record(z.string().regex(/^[A-Za-z0-9_]{1,40}$/), z.string().max(200))
+      .record(z.string().regex(/^[A-Za-z0-9_]{1,40}$/), singleLine({ max: 200, trim: false }))
       .refine((p) => Object.keys(p).length <= 20, 'at most 20 properties')
       .optional(),
   })

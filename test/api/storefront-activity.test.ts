@@ -131,6 +131,13 @@ describe('track', () => {
       expectError(await http(t.api.baseUrl, 'POST', `${PUBLIC}/track`, { body }), 400, 'VALIDATION_ERROR');
     }
     expectError(await http(t.api.baseUrl, 'POST', `${PUBLIC}/track`, { body: { merchantSlug: 'no-such-merchant-zz', event: 'page_view' } }), 404, 'RESOURCE_NOT_FOUND');
+    // Found by the fuzzer: a NUL reached PostgreSQL (a 500) before the shared text rule covered public slugs and codes.
+    expectError(await http(t.api.baseUrl, 'POST', `${PUBLIC}/track`, { body: { merchantSlug: `${ws.slug}\u0000`, event: 'page_view' } }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await http(t.api.baseUrl, 'POST', `${PUBLIC}/validate-discount`, { body: { code: 'A\u0000B', merchantSlug: ws.slug, items: [{ productId: id, quantity: 1 }] } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     const [{ n }] = (await t.ctx.sequelize.query('SELECT count(*)::int AS n FROM storefront_events WHERE account_id = :a', { replacements: { a: ws.accountId }, type: QueryTypes.SELECT })) as [{ n: number }];
     expect(n).toBe(1);
   });

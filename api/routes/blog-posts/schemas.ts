@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { pathId } from '../../openapi';
 
 export { CreateBlogPostBody, UpdateBlogPostBody } from '../../../domain/blog/inputs';
 
-export const BlogPostParams = z.object({ id: z.string() });
+export const BlogPostParams = z.object({ id: pathId });
 
 export const BlogPost = z
   .object({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DISCOUNT_SCOPES, DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { CURRENCIES } from '../../../db/models/product';
 import { pageQuery } from '../../pagination';
+import { pathId } from '../../openapi';
 
 export { CreateDiscountCodeBody, UpdateDiscountCodeBody } from '../../../domain/discounts/inputs';
 
@@ -10,7 +11,7 @@ export const ListDiscountCodesQuery = pageQuery().extend({
 });
 export type ListDiscountCodesQuery = z.infer<typeof ListDiscountCodesQuery>;
 
-export const DiscountCodeIdParams = z.object({ id: z.string().min(1).max(100) });
+export const DiscountCodeIdParams = z.object({ id: pathId });
 
 export const DiscountCode = z
   .object({

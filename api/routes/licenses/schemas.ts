@@ -1,16 +1,18 @@
 import { z } from 'zod';
 import { LICENSE_STATUSES } from '../../../db/models/license';
+import { singleLine } from '../../../lib/text';
 
 export { LicenseInstanceBody } from '../../../domain/licenses/inputs';
 
 const key = z.string().meta({ example: 'EBOOK-7K3M-Q9XD-4HNP-WA2T' });
 
-export const LicenseKeyParams = z.object({ key: z.string().min(1).max(200) });
+export const LicenseKeyParams = z.object({ key: singleLine({ min: 1, max: 200, trim: false }) });
 
 /** No bound on `key` but presence: a bad key is an answer (`valid: false`), never an error (document 1). */
 export const ValidateLicenseQuery = z.object({
-  key: z.string().min(1).meta({ description: 'The licence key, case-sensitive' }),
-  productId: z.string().min(1).max(100).optional().meta({ description: 'When given, a key of another product is not valid' }),
+  // Validate never errors on a bad key (document 1), however long; the bound only keeps the URL within HTTP's limits.
+  key: singleLine({ min: 1, max: 8_000, trim: false }).meta({ description: 'The licence key, case-sensitive' }),
+  productId: singleLine({ min: 1, max: 100, trim: false }).optional().meta({ description: 'When given, a key of another product is not valid' }),
 });
 
 export const License = z

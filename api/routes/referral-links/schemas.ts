@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { pathId } from '../../openapi';
 
 export { CreateReferralLinkBody, UpdateReferralLinkBody } from '../../../domain/referrals/inputs';
 
-export const ReferralLinkIdParams = z.object({ id: z.string().min(1).max(100) });
+export const ReferralLinkIdParams = z.object({ id: pathId });
 
 export const ReferralLink = z
   .object({

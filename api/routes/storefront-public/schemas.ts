@@ -3,13 +3,15 @@ import { Product, ProductFile } from '../../schemas/products';
 import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { CURRENCIES } from '../../../db/models/product';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
+import { singleLine } from '../../../lib/text';
 
 export { CaptureReferralBody } from '../../../domain/referrals/inputs';
 export { TrackBody, UnsubscribeQuery } from '../../../domain/storefront/activity-inputs';
 
-const slug = z.string().min(1).max(253);
+const slug = singleLine({ min: 1, max: 253, trim: false });
+const pageSlug = singleLine({ min: 1, max: 80, trim: false });
 export const MerchantParams = z.object({ merchantSlug: slug });
-export const ProductPageParams = z.object({ merchantSlug: slug, productSlug: z.string().min(1).max(80) });
+export const ProductPageParams = z.object({ merchantSlug: slug, productSlug: pageSlug });
 export const ResolveParams = z.object({ slug });
 
 export const Merchant = z
@@ -59,7 +61,7 @@ export const ProductPage = PublicProduct.extend({
   crossSell: z.array(PublicProduct).meta({ description: 'Other published products sharing a tag, most shared tags first (at most 4)' }),
 }).meta({ id: 'StorefrontProductPage' });
 
-export const ReferralParams = z.object({ merchantSlug: slug, code: z.string().min(1).max(50) });
+export const ReferralParams = z.object({ merchantSlug: slug, code: singleLine({ min: 1, max: 50, trim: false }) });
 
 export const ReferralTarget = z
   .object({ code: z.string(), productSlug: z.string().nullable(), targetUrl: z.string().meta({ description: 'The product page, or the landing page' }) })
@@ -79,14 +81,14 @@ const MAX_QUANTITY = 10_000;
 
 export const ValidateDiscountBody = z
   .object({
-    code: z.string().min(1).max(50).meta({ description: 'Case-insensitive' }),
-    merchantSlug: z.string().min(1).max(80),
+    code: singleLine({ min: 1, max: 50 }).meta({ description: 'Case-insensitive' }),
+    merchantSlug: slug,
     items: z
       .array(
         z
           .object({
-            productId: z.string().min(1).max(100),
-            variantId: z.string().min(1).max(100).nullable().optional(),
+            productId: singleLine({ min: 1, max: 100, trim: false }),
+            variantId: singleLine({ min: 1, max: 100, trim: false }).nullable().optional(),
             quantity: z.int().min(1).max(MAX_QUANTITY),
           })
           .strict(),
@@ -124,7 +126,7 @@ export const DiscountQuote = z
   ])
   .meta({ id: 'DiscountQuote' });
 
-export const BlogPostParams = z.object({ merchantSlug: slug, postSlug: z.string().min(1).max(80) });
+export const BlogPostParams = z.object({ merchantSlug: slug, postSlug: pageSlug });
 
 const postSummaryShape = {
   id: z.string(),
