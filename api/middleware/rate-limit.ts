@@ -140,12 +140,16 @@ function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): 
 
 /**
  * The merchant a public write names: the `:merchantSlug` path parameter or the body's `merchantSlug`, as sent
- * (lowercased, as slugs are), before validation — the limit runs first, so an invalid body still counts.
+ * (lowercased, as slugs are), before validation — the limit runs first, so an invalid body still counts. Counted
+ * under its hash, like licence keys: a slug as sent can be any length or hold a NUL, which the counter's key
+ * column would refuse (the fuzzer found that as a 500).
  */
 function merchantSlugOf(req: Request): string {
   const body: unknown = req.body;
   const slug = req.params.merchantSlug ?? (typeof body === 'object' && body !== null ? (body as { merchantSlug?: unknown }).merchantSlug : undefined);
-  return typeof slug === 'string' ? slug.toLowerCase() : '';
+  return createHash('sha256')
+    .update(typeof slug === 'string' ? slug.toLowerCase() : '')
+    .digest('base64url');
 }
 
 /**
