@@ -24,30 +24,24 @@ const fields = {
   }),
 };
 
+/** Every field but the title is optional on both writes; the title is required on create only. */
+const optionalFields = {
+  slug: fields.slug.optional(),
+  body: fields.body.optional(),
+  excerpt: fields.excerpt.optional(),
+  coverImage: fields.coverImage.optional(),
+  published: fields.published.optional(),
+  publishedAt: fields.publishedAt.optional(),
+};
+
 export const CreateBlogPostBody = z
-  .object({
-    title: fields.title,
-    slug: fields.slug.optional(),
-    body: fields.body.optional(),
-    excerpt: fields.excerpt.optional(),
-    coverImage: fields.coverImage.optional(),
-    published: fields.published.optional(),
-    publishedAt: fields.publishedAt.optional(),
-  })
+  .object({ title: fields.title, ...optionalFields })
   .strict()
   .meta({ id: 'CreateBlogPostBody' });
 export type CreateBlogPostBody = z.output<typeof CreateBlogPostBody>;
 
 export const UpdateBlogPostBody = z
-  .object({
-    title: fields.title.optional(),
-    slug: fields.slug.optional(),
-    body: fields.body.optional(),
-    excerpt: fields.excerpt.optional(),
-    coverImage: fields.coverImage.optional(),
-    published: fields.published.optional(),
-    publishedAt: fields.publishedAt.optional(),
-  })
+  .object({ title: fields.title.optional(), ...optionalFields })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
   .meta({ id: 'UpdateBlogPostBody' });

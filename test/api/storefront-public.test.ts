@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
 import { expectError } from '../helpers/expect';
+import { rawGet as rawGetFrom } from '../helpers/storefront';
 
 const t = useTestApi();
 const PUBLIC = '/api/v1/storefront/public';
@@ -22,22 +22,7 @@ async function addFile(key: string, productId: unknown) {
   expect(res.status).toBe(201);
 }
 
-/**
- * A GET over node:http with exactly the headers given: fetch adds `Cache-Control: no-cache` to a request carrying
- * If-None-Match (as its spec says), which a CDN revalidating its copy does not send, and fetch may not set Host.
- */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(t.api.baseUrl);
-    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawGet = (path: string, headers: Record<string, string>) => rawGetFrom(t.api.baseUrl, path, headers);
 
 /** Every key and value of a JSON document, depth first. */
 function* walk(value: unknown, path = '$'): Generator<[string, string, unknown]> {
