@@ -3,11 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { createEmailActivities } from '../../activities/email';
 import { EmailMessage } from '../../db/models';
-import { loadConfig, requireEncryptionKey } from '../../lib/config';
-import { createCryptoBox } from '../../lib/crypto-box';
 import { createMailer, emailMessageId, type Mailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
-import { queueTestEmail, receiptRequest } from '../fixtures/emails';
+import { TEST_EMAIL_FROM, testEmailBox, testEmailConfig, queueTestEmail, receiptRequest } from '../fixtures/emails';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 
@@ -18,9 +16,9 @@ let mailer: Mailer;
 let files: Server;
 let filesUrl: string;
 let activities: ReturnType<typeof createEmailActivities>;
-const FROM = 'Acme Shop <no-reply@acme.example>';
-const config = loadConfig({ ...process.env, EMAIL_FROM: FROM });
-const box = createCryptoBox(requireEncryptionKey(config));
+const FROM = TEST_EMAIL_FROM;
+const config = testEmailConfig;
+const box = testEmailBox;
 
 beforeAll(async () => {
   ctx = await createTestContext();

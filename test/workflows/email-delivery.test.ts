@@ -7,13 +7,11 @@ import { createActivities } from '../../activities';
 import { EmailMessage } from '../../db/models';
 import { createStarters } from '../../domain/workflow-starters';
 import { startRecordedNow } from '../../domain/workflow-starts';
-import { loadConfig, requireEncryptionKey } from '../../lib/config';
-import { createCryptoBox } from '../../lib/crypto-box';
 import { createMailer, emailMessageId, type Mailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
 import { ACCOUNT_ID, workflowIds, type EmailDeliveryInput } from '../../workflows/messages';
 import type { emailDelivery } from '../../workflows/email-delivery';
-import { queueTestEmail, receiptRequest } from '../fixtures/emails';
+import { TEST_EMAIL_FROM, testEmailBox, testEmailConfig, queueTestEmail, receiptRequest } from '../fixtures/emails';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
@@ -22,9 +20,9 @@ import { startTestWorker, testActivityDeps } from '../helpers/worker';
 let ctx: TestContext;
 let smtp: TestSmtpServer;
 let mailer: Mailer;
-const FROM = 'Acme Shop <no-reply@acme.example>';
-const config = loadConfig({ ...process.env, EMAIL_FROM: FROM });
-const box = createCryptoBox(requireEncryptionKey(config));
+const FROM = TEST_EMAIL_FROM;
+const config = testEmailConfig;
+const box = testEmailBox;
 
 beforeAll(async () => {
   ctx = await createTestContext();
