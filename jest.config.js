@@ -13,6 +13,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   // Refuses any socket that would leave this machine (see the file for what it cannot see).
   setupFiles: ['<rootDir>/test/setup/loopback-only.ts'],
+  reporters: ['default', '<rootDir>/test/reporters/closing-line.js'],
   testTimeout: 60_000,
   maxWorkers: 2,
   // Temporal workers keep native handles open briefly after shutdown.
