@@ -7,6 +7,7 @@ import type { Mailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
 import type { BlobStorage } from '../lib/storage';
 import { createAiGenerationActivities } from './ai-generation';
+import { createCheckoutActivities } from './checkout';
 import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
@@ -54,5 +55,6 @@ export function createActivities(deps: ActivityDeps) {
     createAiGenerationActivities(deps),
     createWebhookActivities(deps),
     createEmailActivities(deps),
+    createCheckoutActivities(deps),
   );
 }

@@ -7,12 +7,15 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
+  checkoutCompleted,
+  checkoutPaymentSubmitted,
   workflowIds,
   type AiGenerationTarget,
+  type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
   type WebhookDeliveryInput,
@@ -26,6 +29,9 @@ export interface DurableStartInputs {
   aiGeneration: AiGenerationTarget;
   fileCleanup: FileCleanupInput;
   emailDelivery: EmailDeliveryInput;
+  checkoutSession: CheckoutSessionInput;
+  /** Signal-with-start of the session's workflow: the session committed as `completed`. */
+  checkoutCompleted: CheckoutSessionInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -40,6 +46,8 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   aiGeneration: { workflowId: (target) => workflowIds.aiGeneration(target.productId), start: (starters, _accountId, target) => starters.aiGeneration(target) },
   fileCleanup: { workflowId: (input) => workflowIds.fileCleanup(input.fileId), start: (starters, accountId, input) => starters.fileCleanup(accountId, input) },
   emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
+  checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
+  checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -78,6 +86,20 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
   ): Promise<boolean> {
     try {
       await client.workflow.start<W>(type, { ...options, taskQueue, ...tagged(accountId) } as WorkflowStartOptions<W>);
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Signal-with-start of a workflow whose id is never reused: a closed run (the session already fulfilled or
+   * expired) answers "already started", which is the no-op it should be.
+   */
+  async function signalOnce(type: string, accountId: string, options: { workflowId: string; args: unknown[]; signal: string; signalArgs: unknown[] }): Promise<boolean> {
+    try {
+      await client.workflow.signalWithStart(type, { ...options, taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', ...tagged(accountId) });
       return true;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -126,6 +148,30 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
+    },
+
+    /** `checkout-session:<cs>`, started with the session; never reused, so a repeated start is a no-op. */
+    checkoutSession(input: CheckoutSessionInput): Promise<boolean> {
+      return start<typeof checkoutSession>('checkoutSession', input.accountId, {
+        workflowId: workflowIds.checkoutSession(input.sessionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The session committed as `completed`: wake its workflow (starting it, should its start have been lost). */
+    checkoutCompleted(input: CheckoutSessionInput): Promise<boolean> {
+      return signalOnce('checkoutSession', input.accountId, {
+        workflowId: workflowIds.checkoutSession(input.sessionId),
+        args: [input],
+        signal: checkoutCompleted.name,
+        signalArgs: [],
+      });
+    },
+
+    /** Best effort (the row holds the truth): lets the workflow show "awaiting confirmation" at once. */
+    async checkoutPaymentSubmitted(sessionId: string): Promise<void> {
+      await client.workflow.getHandle(workflowIds.checkoutSession(sessionId)).signal(checkoutPaymentSubmitted);
     },
   };
 

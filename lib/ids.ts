@@ -36,6 +36,8 @@ export const ID_PREFIXES = {
   storefrontEvent: 'sev',
   workflowStart: 'wfs',
   emailMessage: 'eml',
+  checkoutRefund: 're',
+  balanceTransaction: 'txn',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

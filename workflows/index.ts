@@ -4,3 +4,4 @@ export { fileCleanup } from './file-cleanup';
 export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
+export { checkoutSession } from './checkout-session';

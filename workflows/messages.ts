@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /**
  * The contract between workflows and everything that starts, signals or serves them (API, worker, activities):
@@ -23,6 +23,8 @@ export const workflowIds = {
   webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`,
   /** One delivery per sent-log row (`eml_…`), itself unique per business key. */
   emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
+  /** One per checkout session, for its whole life: expiry, then fulfilment exactly once. */
+  checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -110,3 +112,37 @@ export interface EmailDeliveryInput {
 
 /** sent: the SMTP server accepted it (now or on an earlier run); failed: refused for good or given up after a day. */
 export type EmailDeliveryOutcome = 'sent' | 'failed';
+
+// checkout-session ---------------------------------------------------------------------------------------
+
+export interface CheckoutSessionInput {
+  accountId: string;
+  environment: Environment;
+  sessionId: string;
+  /** ISO 8601; the durable timer's deadline while the session is `open`. */
+  expiresAt: string;
+}
+
+/** What the workflow waits for or does now, as an operator sees it through the `checkoutState` query. */
+export type CheckoutWorkflowStep =
+  | 'awaiting_payment'
+  | 'awaiting_confirmation'
+  | 'fulfilling'
+  | 'fulfilled'
+  | 'expired';
+
+export interface CheckoutWorkflowState {
+  step: CheckoutWorkflowStep;
+  /** The session's status as the workflow last saw it. */
+  status: 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+  /** The fulfilment step running now (e.g. `delivery:1`), null outside fulfilment. */
+  currentStep: string | null;
+}
+
+/** The buyer paid in local mode: the session is `pending_review` (informational: the row holds the truth). */
+export const checkoutPaymentSubmitted = defineSignal('checkoutPaymentSubmitted');
+/** The session committed as `completed` (merchant confirm, or the provider's callback): fulfil it. */
+export const checkoutCompleted = defineSignal('checkoutCompleted');
+export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('checkoutState');
+
+export type CheckoutSessionOutcome = 'fulfilled' | 'expired';

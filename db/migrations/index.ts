@@ -13,6 +13,7 @@ import * as referralsTracking from './0011-referrals-tracking';
 import * as blogPosts from './0012-blog-posts';
 import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
+import * as checkout from './0015-checkout';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { name: '0012-blog-posts', ...blogPosts },
   { name: '0013-email-log', ...emailLog },
   { name: '0014-licences', ...licences },
+  { name: '0015-checkout', ...checkout },
 ];

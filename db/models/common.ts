@@ -9,3 +9,18 @@ export const tenantColumns = {
   accountId: { type: DataTypes.TEXT, allowNull: false },
   environment: { type: DataTypes.TEXT, allowNull: false },
 } as const;
+
+/**
+ * A bigint money column read as a number: pg returns bigint as a string, and amounts stay far below 2^53, so the
+ * number is exact. `columns: { amount: bigintMoney('amount'), ... }`.
+ */
+export function bigintMoney<M extends { getDataValue(key: never): unknown }>(attribute: string, allowNull = false) {
+  return {
+    type: DataTypes.BIGINT,
+    allowNull,
+    get(this: M) {
+      const raw = (this.getDataValue as (key: string) => number | string | null)(attribute);
+      return raw === null || raw === undefined ? raw : Number(raw);
+    },
+  };
+}

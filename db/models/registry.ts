@@ -2,9 +2,13 @@
 export { Account } from './account';
 export { ApiKey } from './api-key';
 export { AuditLog } from './audit-log';
+export { BalanceTransaction } from './balance-transaction';
 export { BlogPost } from './blog-post';
 export { Certification } from './certification';
+export { CheckoutRefund } from './checkout-refund';
+export { CheckoutSession } from './checkout-session';
 export { CustomDomain } from './custom-domain';
+export { Delivery } from './delivery';
 export { DiscountCode } from './discount-code';
 export { DiscountRedemption } from './discount-redemption';
 export { EmailMessage } from './email-message';

@@ -1,0 +1,80 @@
+import type { Transaction } from 'sequelize';
+import { CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { newId } from '../../lib/ids';
+import { recordStart } from '../workflow-starts';
+
+/** The session's default lifetime (document 2, Limits). */
+export const DEFAULT_CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** The furthest `expiresAt` a caller may set (docs/decisions/checkout.md). */
+export const MAX_CHECKOUT_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A session as its creator priced it; every amount in the currency's smallest unit. */
+export interface NewCheckoutSession {
+  source: CheckoutSource;
+  amount: number;
+  currency: string;
+  description: string;
+  customerEmail: string;
+  customerName?: string | null;
+  customerPhone?: string | null;
+  customerId?: string | null;
+  paymentMethods: PaymentMethod[];
+  paymentMethod?: PaymentMethod | null;
+  lineItems: CheckoutLineItem[];
+  subtotal: number;
+  discount?: { id: string; code: string; amount: number } | null;
+  shippingAddress?: ShippingAddress | null;
+  referralCode?: string | null;
+  successUrl?: string | null;
+  cancelUrl?: string | null;
+  expiresAt?: Date | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface CreatedCheckoutSession {
+  session: CheckoutSession;
+  /** The `checkout-session:<cs>` start recorded with it: start it after commit (`startRecordedNow`). */
+  workflowId: string;
+}
+
+/**
+ * Writes a session and, in the same transaction, the durable start of its workflow (expiry, then fulfilment),
+ * so a crash between the commit and the start delays the workflow, never loses it. Callers have validated and
+ * priced the input; this only stores it.
+ */
+export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, input: NewCheckoutSession, now = new Date()): Promise<CreatedCheckoutSession> {
+  const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
+  const session = await CheckoutSession.create(
+    {
+      id: newId('cs'),
+      ...tenantWhere(tenant),
+      source: input.source,
+      amount: input.amount,
+      currency: input.currency,
+      description: input.description,
+      customerEmail: input.customerEmail,
+      customerName: input.customerName ?? null,
+      customerPhone: input.customerPhone ?? null,
+      customerId: input.customerId ?? null,
+      paymentMethods: input.paymentMethod ? [input.paymentMethod] : input.paymentMethods,
+      lineItems: input.lineItems,
+      subtotal: input.subtotal,
+      discountId: input.discount?.id ?? null,
+      discountCode: input.discount?.code ?? null,
+      discountAmount: input.discount?.amount ?? 0,
+      shippingAddress: input.shippingAddress ?? null,
+      referralCode: input.referralCode ?? null,
+      successUrl: input.successUrl ?? null,
+      cancelUrl: input.cancelUrl ?? null,
+      expiresAt,
+      metadata: input.metadata ?? {},
+    },
+    { transaction: tx },
+  );
+  const workflowId = await recordStart(tx, tenant, {
+    workflowType: 'checkoutSession',
+    input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: expiresAt.toISOString() },
+  });
+  return { session, workflowId };
+}

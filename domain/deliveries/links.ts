@@ -1,0 +1,37 @@
+import { createTokenSigner } from '../../lib/signed-token';
+
+/** How long one signing of a download link is valid (document 1, Limits); each retrieve signs anew. */
+export const DOWNLOAD_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The public route that serves a signed link (api/routes/deliveries). */
+export const DOWNLOAD_PATH = '/api/v1/storefront/public/downloads';
+
+export interface SignedDownloadLink {
+  url: string;
+  expiresAt: Date;
+}
+
+/**
+ * Download links: an HMAC-signed token naming the delivery and the link's expiry, keyed by a key derived from
+ * ENCRYPTION_KEY for this purpose only (configuration, never a constant), verified in constant time.
+ */
+export function createDownloadLinks({ secret, publicBaseUrl }: { secret: Buffer; publicBaseUrl: string }) {
+  const signer = createTokenSigner(secret, 'delivery-download');
+  return {
+    sign(deliveryId: string, now = Date.now()): SignedDownloadLink {
+      const expiresAt = new Date(now + DOWNLOAD_LINK_TTL_MS);
+      const token = signer.sign({ d: deliveryId, e: Math.floor(expiresAt.getTime() / 1000) });
+      return { url: `${publicBaseUrl}${DOWNLOAD_PATH}/${token}`, expiresAt };
+    },
+
+    /** The delivery a token names; 'invalid' for a malformed or tampered one, 'expired' past its expiry. */
+    verify(token: string, now = Date.now()): { deliveryId: string } | 'invalid' | 'expired' {
+      const payload = signer.verify(token);
+      if (!payload || typeof payload.d !== 'string' || typeof payload.e !== 'number') return 'invalid';
+      if (payload.e * 1000 <= now) return 'expired';
+      return { deliveryId: payload.d };
+    },
+  };
+}
+
+export type DownloadLinks = ReturnType<typeof createDownloadLinks>;
