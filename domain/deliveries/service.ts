@@ -48,8 +48,8 @@ export function createDeliveryService({ sequelize, storage, config }: Pick<Servi
      * the count commits, so a download is counted exactly when it is about to stream; a refusal counts nothing.
      * `count: false` (a HEAD request) runs every check and counts nothing.
      */
-    async download(token: string, { count = true, now = Date.now() }: { count?: boolean; now?: number } = {}): Promise<DownloadFile> {
-      const verdict = links.verify(token, now);
+    async download(token: string, { count = true }: { count?: boolean } = {}): Promise<DownloadFile> {
+      const verdict = links.verify(token);
       if (verdict === 'invalid') throw refused('invalid_signature', 'This download link is not valid');
       if (verdict === 'expired') throw refused('expired', 'This download link has expired');
       const opened: { blob?: { body: Readable; size: number } | null } = {};

@@ -15,6 +15,7 @@ import { insertDelivery, insertDownload, type DownloadFixture } from '../fixture
 import { insertProduct } from '../fixtures/products';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
 import { expectError } from '../helpers/expect';
+import { rawGet } from '../helpers/storefront';
 
 const STORAGE = mkdtempSync(path.join(tmpdir(), 'deliveries-'));
 const t = useTestApi({ FILE_STORAGE_DIR: STORAGE });
@@ -333,6 +334,20 @@ describe('downloads through the signed link (no key)', () => {
     expect(await countOf(delivery.id)).toBe(1);
     expect((await download(url)).bytes.equals(content)).toBe(true);
     expect(await countOf(delivery.id)).toBe(2);
+  });
+
+  // The path sits under the storefront's `/:merchantSlug/:productSlug`: every download above proves it is routed first.
+  it('is served on a merchant’s custom domain too, without the slug rewrite', async () => {
+    const host = `${ws.slug}.files.example.com`;
+    const settings = await http(t.api.baseUrl, 'PATCH', '/api/v1/account/storefront', { key: ws.secretKey, body: { customDomains: [host] } });
+    expect(settings.status).toBe(200);
+    const content = Buffer.from('custom domain bytes');
+    const { delivery } = await fixture({ content });
+    const url = pathOf((await retrieve(delivery.id, ws.secretKey)).body.data.downloadUrl!);
+    for (const headers of [{}, { host }] as Record<string, string>[]) {
+      const res = await rawGet(t.api.baseUrl, url, headers);
+      expect([headers, res.status, res.text]).toEqual([headers, 200, content.toString()]);
+    }
   });
 
   it('is rate limited per client IP like the other public reads', async () => {
