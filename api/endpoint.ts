@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { MIMEType } from 'node:util';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Sequelize } from 'sequelize';
@@ -27,14 +30,24 @@ export type Access = 'public' | 'storefront' | 'publishable' | 'secret';
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** A stored file to stream as a download: `size` bytes of `body`, saved by the browser as `fileName`. */
+export interface FileResult {
+  body: Readable;
+  size: number;
+  fileName: string;
+  /** As recorded with the file; null (or unusable) falls back to the type of the name's extension. */
+  mimeType: string | null;
+}
+
 /**
  * What a handler answers: `data` typed by the endpoint's response schema, a page cursor, no content, or (on an
- * endpoint declaring `produces`) a raw body sent as is, without the envelope.
+ * endpoint declaring `produces`) a raw body sent as is, without the envelope, or a file streamed as an attachment.
  */
 export type HandlerResult<R extends Schema> =
   | { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null }
   | { noContent: true }
-  | { raw: string };
+  | { raw: string }
+  | { file: FileResult };
 
 export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
   body: Infer<B>;
@@ -64,7 +77,8 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   response?: R;
   /**
    * Media type of a non-JSON success body (`application/rss+xml`): the handler answers `{ raw }`, sent with this
-   * Content-Type instead of the envelope, and documented as such. Errors keep the JSON error envelope.
+   * Content-Type instead of the envelope, and documented as such; or `{ file }` (`application/octet-stream`),
+   * sent with the file's own type. Errors keep the JSON error envelope.
    */
   produces?: string;
   status?: number;
@@ -163,6 +177,43 @@ function setCacheHeaders(res: Response, seconds: number, content: string): void 
   res.vary(headers.vary);
 }
 
+/** The recorded type when it is a well-formed media type; anything else is no header value of ours. */
+function mediaTypeOf(recorded: string | null): string | null {
+  if (!recorded) return null;
+  try {
+    return new MIMEType(recorded).toString();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Streams a file as an attachment: browsers save it, never render it (RFC 6266 `Content-Disposition`, with an
+ * RFC 8187 `filename*` for names beyond ASCII), and no cache keeps a copy of what each fetch of a counted link
+ * serves. HEAD answers the headers alone. A stream that fails midway cuts the connection, so the client sees
+ * fewer bytes than `Content-Length` rather than a complete-looking file.
+ */
+async function sendFile(req: Request, res: Response, file: FileResult): Promise<void> {
+  // Express keeps only the part after the last `/`; a name that has one is saved whole, with `_` in its place.
+  res.status(200).attachment(file.fileName.replaceAll('/', '_'));
+  const type = mediaTypeOf(file.mimeType);
+  // As recorded: res.type() would add a charset the file may not be in.
+  if (type) res.setHeader('Content-Type', type);
+  res.set('Content-Length', String(file.size));
+  res.set('Cache-Control', 'no-store');
+  if (req.method === 'HEAD') {
+    file.body.destroy();
+    res.end();
+    return;
+  }
+  try {
+    await pipeline(file.body, res);
+  } catch (err) {
+    // The client going away mid-download is routine; a failing read is not.
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') req.log.error({ err }, 'a file download failed while streaming');
+  }
+}
+
 /**
  * A router whose routes are declared once: the declaration wires authentication, access, rate limiting,
  * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
@@ -209,6 +260,11 @@ export class ApiRouter {
       const result = await endpoint.handler({ ...input, auth: req.auth as EndpointInput<B, Q, P, A>['auth'], req });
       if ('noContent' in result) {
         res.status(204).end();
+        return;
+      }
+      if ('file' in result) {
+        if (!endpoint.produces) throw new Error(`${endpoint.method} ${endpoint.path} answered a file without declaring produces`);
+        await sendFile(req, res, result.file);
         return;
       }
       if ('raw' in result) {

@@ -4,6 +4,7 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createDeliveryService } from './deliveries/service';
 import { createDiscountCodeService } from './discounts/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
@@ -51,6 +52,7 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
+    deliveries: createDeliveryService(deps),
   };
 }
 

@@ -5,7 +5,7 @@ import { slugOfCustomDomain } from '../../domain/storefront/merchant';
 
 const PUBLIC_PREFIX = '/api/v1/storefront/public/';
 /** Public routes that are not scoped by a merchant slug: never rewritten. */
-const GLOBAL_SEGMENTS = new Set(['resolve', 'order', 'track', 'validate-discount', 'abandoned-cart']);
+const GLOBAL_SEGMENTS = new Set(['resolve', 'order', 'track', 'validate-discount', 'abandoned-cart', 'downloads']);
 
 /**
  * On a workspace's custom domain the public storefront paths leave out the merchant slug

@@ -7,6 +7,7 @@ import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
+import { deliveriesRouter } from './deliveries/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
@@ -28,6 +29,8 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   webhookEndpointsRouter,
   productsRouter,
   storefrontSettingsRouter,
+  // Before the public storefront: its download path would otherwise match `/:merchantSlug/:productSlug`.
+  deliveriesRouter,
   storefrontPublicRouter,
   referralLinksRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),

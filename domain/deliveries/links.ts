@@ -19,9 +19,10 @@ export function createDownloadLinks({ secret, publicBaseUrl }: { secret: Buffer;
   const signer = createTokenSigner(secret, 'delivery-download');
   return {
     sign(deliveryId: string, now = Date.now()): SignedDownloadLink {
-      const expiresAt = new Date(now + DOWNLOAD_LINK_TTL_MS);
-      const token = signer.sign({ d: deliveryId, e: Math.floor(expiresAt.getTime() / 1000) });
-      return { url: `${publicBaseUrl}${DOWNLOAD_PATH}/${token}`, expiresAt };
+      // The token carries whole seconds; the expiry reported is exactly the one it enforces.
+      const expiresAtSeconds = Math.floor((now + DOWNLOAD_LINK_TTL_MS) / 1000);
+      const token = signer.sign({ d: deliveryId, e: expiresAtSeconds });
+      return { url: `${publicBaseUrl}${DOWNLOAD_PATH}/${token}`, expiresAt: new Date(expiresAtSeconds * 1000) };
     },
 
     /** The delivery a token names; 'invalid' for a malformed or tampered one, 'expired' past its expiry. */

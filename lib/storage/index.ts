@@ -18,6 +18,12 @@ export interface BlobStorage {
    * if `body` errors (a size or quota limit, a broken upload) the write fails and leaves nothing behind.
    */
   put(key: string, body: Readable): Promise<{ size: number }>;
+  /**
+   * The blob under `key` to stream, with its size; null when there is none. The blob is opened before this
+   * resolves, so one removed afterwards still streams whole (a download that started is served to its end).
+   * The caller must consume or destroy `body`.
+   */
+  open(key: string): Promise<{ body: Readable; size: number } | null>;
   /** Idempotent: removing a missing blob succeeds. */
   remove(key: string): Promise<void>;
   /**

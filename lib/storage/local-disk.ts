@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStorage } from './index';
@@ -46,6 +46,26 @@ export function createLocalDiskStorage(root: string): BlobStorage {
         throw err;
       }
       return { size: out.bytesWritten };
+    },
+
+    async open(key) {
+      const handle = await open(locate(key), 'r').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
+        throw err;
+      });
+      if (!handle) return null;
+      try {
+        const info = await handle.stat();
+        // A key naming a directory (an upload's ULID folder) names no blob.
+        if (!info.isFile()) {
+          await handle.close();
+          return null;
+        }
+        return { body: handle.createReadStream(), size: info.size };
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
     },
 
     async remove(key) {

@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { recordAttempt } from '../../domain/webhooks/deliveries';
 import { http, useTestApi } from '../helpers/context';
 import { RESOURCES } from '../helpers/credibility';
+import { insertDelivery } from '../fixtures/deliveries';
 import { issueLicense } from '../../domain/licenses/issue';
 
 /**
@@ -101,7 +102,7 @@ describe('accountId on every resource object', () => {
         Object.values(ops).flatMap((op) => Object.values(op.responses['200']?.content ?? {}).flatMap((c) => resourceSchemas(document, c.schema).map((r) => r.name))),
       ),
     );
-    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem']));
+    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery']));
   });
 
   it('the check fails for a resource schema without accountId', async () => {
@@ -137,6 +138,8 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/blog-posts', { title: 'A post' });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
+    // No API creates a delivery either; fulfilment writes the row.
+    created.add((await insertDelivery(t.ctx.sequelize, ws, String(product.id), { session: null })).id);
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -198,7 +201,13 @@ describe('accountId on every resource object', () => {
       }
     }
     expect(checked).toEqual(
-      expect.arrayContaining(['sk GET /v1/storefront/products/{id}', 'pk GET /v1/storefront/products', 'sk GET /v1/payment/webhook-endpoints/{id}/deliveries']),
+      expect.arrayContaining([
+        'sk GET /v1/storefront/products/{id}',
+        'pk GET /v1/storefront/products',
+        'sk GET /v1/payment/webhook-endpoints/{id}/deliveries',
+        'sk GET /v1/storefront/deliveries',
+        'sk GET /v1/storefront/deliveries/{id}',
+      ]),
     );
 
     // Webhook payloads: product events carry the same DTO.

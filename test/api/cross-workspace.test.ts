@@ -3,6 +3,7 @@ import { hashKey } from '../../lib/api-key-secrets';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
+import { insertDelivery } from '../fixtures/deliveries';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
@@ -34,6 +35,7 @@ interface Owned {
   discountCodeId: string;
   blogPostId: string;
   licenseKey: string;
+  deliveryId: string;
 }
 
 interface Probe {
@@ -64,6 +66,7 @@ const PROBES: Record<string, Probe> = {
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
+  '/v1/storefront/deliveries/{id}': { params: (o) => ({ id: o.deliveryId }), methods: { get: null } },
 };
 
 interface Call {
@@ -149,6 +152,7 @@ beforeAll(async () => {
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
+    deliveryId: (await insertDelivery(t.ctx.sequelize, owner, productId, { session: null })).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

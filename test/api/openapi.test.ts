@@ -67,6 +67,9 @@ describe('OpenAPI', () => {
         '/v1/storefront/licenses/{key}',
         '/v1/storefront/licenses/{key}/activate',
         '/v1/storefront/licenses/{key}/deactivate',
+        '/v1/storefront/deliveries',
+        '/v1/storefront/deliveries/{id}',
+        '/v1/storefront/public/downloads/{token}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);

@@ -52,6 +52,26 @@ describe('local disk blob storage', () => {
     expect(await readdir(root)).toEqual(['.partial']);
   });
 
+  it('opens a stored blob with its size; a missing key, a directory or a path through a file is null', async () => {
+    const storage = createLocalDiskStorage(root);
+    await storage.put('acct/prod/01/file.txt', Readable.from(['hello world']));
+    const opened = await storage.open('acct/prod/01/file.txt');
+    expect(opened?.size).toBe(11);
+    expect(Buffer.concat(await opened!.body.toArray()).toString()).toBe('hello world');
+    for (const key of ['acct/prod/02/file.txt', 'acct/prod/01', 'acct/prod/01/file.txt/x']) expect(await storage.open(key)).toBeNull();
+    await expect(storage.open('../x')).rejects.toThrow('invalid storage key');
+  });
+
+  it('streams a blob opened before its removal to the end', async () => {
+    const storage = createLocalDiskStorage(root);
+    const content = Buffer.alloc(1_000_000, 7);
+    await storage.put('acct/prod/01/file.bin', Readable.from([content]));
+    const opened = await storage.open('acct/prod/01/file.bin');
+    await storage.remove('acct/prod/01/file.bin');
+    expect(await storage.open('acct/prod/01/file.bin')).toBeNull();
+    expect(Buffer.concat(await opened!.body.toArray())).toEqual(content);
+  });
+
   it('removes idempotently and drops the emptied upload directory', async () => {
     const storage = createLocalDiskStorage(root);
     await storage.put('acct/prod/01/file.txt', Readable.from(['x']));
