@@ -6,6 +6,7 @@ import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
+import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
@@ -36,4 +37,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  checkoutSessionsRouter,
 ];
