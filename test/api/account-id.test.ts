@@ -137,6 +137,7 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/blog-posts', { title: 'A post' });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
+    await post('/api/v1/payment/checkout-sessions', { amount: 1000, currency: 'USD', description: 'Ebook', customerEmail: 'buyer@example.com', productId: product.id });
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -198,7 +199,12 @@ describe('accountId on every resource object', () => {
       }
     }
     expect(checked).toEqual(
-      expect.arrayContaining(['sk GET /v1/storefront/products/{id}', 'pk GET /v1/storefront/products', 'sk GET /v1/payment/webhook-endpoints/{id}/deliveries']),
+      expect.arrayContaining([
+        'sk GET /v1/storefront/products/{id}',
+        'pk GET /v1/storefront/products',
+        'sk GET /v1/payment/webhook-endpoints/{id}/deliveries',
+        'sk GET /v1/payment/checkout-sessions/{id}',
+      ]),
     );
 
     // Webhook payloads: product events carry the same DTO.

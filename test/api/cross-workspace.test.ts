@@ -5,6 +5,7 @@ import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
+import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
@@ -34,6 +35,7 @@ interface Owned {
   discountCodeId: string;
   blogPostId: string;
   licenseKey: string;
+  checkoutSessionId: string;
 }
 
 interface Probe {
@@ -64,6 +66,10 @@ const PROBES: Record<string, Probe> = {
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
+  // The buyer routes (public, pay, pixel-cookies) take no key: the session id alone is the buyer's capability.
+  '/v1/payment/checkout-sessions/{id}': { params: (o) => ({ id: o.checkoutSessionId }), methods: { get: null } },
+  '/v1/payment/checkout-sessions/{id}/refund': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: { amount: 100 } } },
+  '/v1/payment/checkout-sessions/{id}/confirm': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: null } },
 };
 
 interface Call {
@@ -149,6 +155,8 @@ beforeAll(async () => {
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
+    // Completed, so that a refund would land if the ownership check let it through (a confirm would be a 409, not a 404).
+    checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

@@ -67,6 +67,13 @@ describe('OpenAPI', () => {
         '/v1/storefront/licenses/{key}',
         '/v1/storefront/licenses/{key}/activate',
         '/v1/storefront/licenses/{key}/deactivate',
+        '/v1/payment/checkout-sessions',
+        '/v1/payment/checkout-sessions/{id}',
+        '/v1/payment/checkout-sessions/{id}/refund',
+        '/v1/payment/checkout-sessions/{id}/confirm',
+        '/v1/payment/checkout-sessions/{id}/public',
+        '/v1/payment/checkout-sessions/{id}/pay',
+        '/v1/payment/checkout-sessions/{id}/pixel-cookies',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
