@@ -555,6 +555,18 @@ describe('POST /v1/payment/checkout-sessions/:id/refund', () => {
     expect((await sessionRow(t.ctx.sequelize, other.id)).refunded_amount).toBe('4000');
   });
 
+  it('refunds once when a request is retried under its Idempotency-Key', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const session = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(newId('prod'), 5000)] });
+    const headers = { 'idempotency-key': 'refund-1' };
+    const first = await post(`${CHECKOUT_SESSIONS}/${session.id}/refund`, ws.secretKey, { amount: 1000 }, headers);
+    const retry = await post(`${CHECKOUT_SESSIONS}/${session.id}/refund`, ws.secretKey, { amount: 1000 }, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe(first.body.data.id);
+    expect((await sessionRow(t.ctx.sequelize, session.id)).refunded_amount).toBe('1000');
+    expect((await checkoutSnapshot(t.ctx.sequelize, ws.accountId)).checkout_refunds).toHaveLength(1);
+  });
+
   it('answers 404 for an unknown session', async () => {
     const ws = await t.ctx.createWorkspace();
     expectError(await post(`${CHECKOUT_SESSIONS}/${newId('cs')}/refund`, ws.secretKey, {}), 404, 'RESOURCE_NOT_FOUND');
