@@ -1,5 +1,6 @@
 import { createApiKeyService } from './api-keys/service';
 import { createBlogPostService } from './blog/service';
+import { createCheckoutSessionService } from './checkout/service';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -53,6 +54,7 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
+    checkoutSessions: createCheckoutSessionService(deps),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
+import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
 import { deliveriesRouter } from './deliveries/router';
 import { discountCodesRouter } from './discount-codes/router';
@@ -39,4 +40,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  checkoutSessionsRouter,
 ];

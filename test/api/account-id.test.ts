@@ -140,6 +140,7 @@ describe('accountId on every resource object', () => {
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.
     created.add((await insertDelivery(t.ctx.sequelize, ws, String(product.id), { session: null })).id);
+    await post('/api/v1/payment/checkout-sessions', { amount: 1000, currency: 'USD', description: 'Ebook', customerEmail: 'buyer@example.com', productId: product.id });
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -207,6 +208,7 @@ describe('accountId on every resource object', () => {
         'sk GET /v1/payment/webhook-endpoints/{id}/deliveries',
         'sk GET /v1/storefront/deliveries',
         'sk GET /v1/storefront/deliveries/{id}',
+        'sk GET /v1/payment/checkout-sessions/{id}',
       ]),
     );
 

@@ -6,6 +6,7 @@ import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertDelivery } from '../fixtures/deliveries';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
+import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
@@ -36,6 +37,7 @@ interface Owned {
   blogPostId: string;
   licenseKey: string;
   deliveryId: string;
+  checkoutSessionId: string;
 }
 
 interface Probe {
@@ -67,6 +69,10 @@ const PROBES: Record<string, Probe> = {
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
   '/v1/storefront/deliveries/{id}': { params: (o) => ({ id: o.deliveryId }), methods: { get: null } },
+  // The buyer routes (public, pay, pixel-cookies) take no key: the session id alone is the buyer's capability.
+  '/v1/payment/checkout-sessions/{id}': { params: (o) => ({ id: o.checkoutSessionId }), methods: { get: null } },
+  '/v1/payment/checkout-sessions/{id}/refund': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: { amount: 100 } } },
+  '/v1/payment/checkout-sessions/{id}/confirm': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: null } },
 };
 
 interface Call {
@@ -153,6 +159,8 @@ beforeAll(async () => {
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
     deliveryId: (await insertDelivery(t.ctx.sequelize, owner, productId, { session: null })).id,
+    // Completed, so that a refund would land if the ownership check let it through (a confirm would be a 409, not a 404).
+    checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

@@ -70,6 +70,13 @@ describe('OpenAPI', () => {
         '/v1/storefront/deliveries',
         '/v1/storefront/deliveries/{id}',
         '/v1/storefront/public/downloads/{token}',
+        '/v1/payment/checkout-sessions',
+        '/v1/payment/checkout-sessions/{id}',
+        '/v1/payment/checkout-sessions/{id}/refund',
+        '/v1/payment/checkout-sessions/{id}/confirm',
+        '/v1/payment/checkout-sessions/{id}/public',
+        '/v1/payment/checkout-sessions/{id}/pay',
+        '/v1/payment/checkout-sessions/{id}/pixel-cookies',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
