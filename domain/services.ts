@@ -4,10 +4,12 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
+import { createPlanService } from './plans/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -51,6 +53,8 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
+    customers: createCustomerService(deps),
+    plans: createPlanService(deps),
   };
 }
 

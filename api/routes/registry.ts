@@ -7,9 +7,11 @@ import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
+import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
+import { plansRouter } from './plans/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontPublicRouter } from './storefront-public/router';
@@ -36,4 +38,6 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  customersRouter,
+  plansRouter,
 ];

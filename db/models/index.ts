@@ -10,6 +10,8 @@ export type { BalanceTransactionType } from './balance-transaction';
 export type { CheckoutLineItem, CheckoutSource, CheckoutStatus, PaymentMethod, ShippingAddress } from './checkout-session';
 export { CHECKOUT_STATUSES, PAYMENT_METHODS } from './checkout-session';
 export type { DeliveryKind } from './delivery';
+export type { BillingInterval } from './plan';
+export { BILLING_INTERVALS } from './plan';
 export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';

@@ -6,6 +6,7 @@ import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
+import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -34,6 +35,9 @@ interface Owned {
   discountCodeId: string;
   blogPostId: string;
   licenseKey: string;
+  customerId: string;
+  planId: string;
+  planPriceId: string;
 }
 
 interface Probe {
@@ -64,6 +68,10 @@ const PROBES: Record<string, Probe> = {
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
+  '/v1/payment/customers/{id}': { params: (o) => ({ id: o.customerId }), methods: { get: null, patch: { name: 'Taken over' } } },
+  '/v1/payment/plans/{id}': { params: (o) => ({ id: o.planId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
+  '/v1/payment/plans/{id}/prices': { params: (o) => ({ id: o.planId }), methods: { post: { amount: 500, currency: 'IDR', interval: 'monthly' } } },
+  '/v1/payment/plans/prices/{priceId}': { params: (o) => ({ priceId: o.planPriceId }), methods: { patch: { nickname: 'Taken over' } } },
 };
 
 interface Call {
@@ -149,6 +157,8 @@ beforeAll(async () => {
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
+    customerId: (await insertCustomer(owner)).id,
+    ...(await insertPlanWithPrice(owner)),
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

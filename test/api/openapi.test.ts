@@ -67,6 +67,12 @@ describe('OpenAPI', () => {
         '/v1/storefront/licenses/{key}',
         '/v1/storefront/licenses/{key}/activate',
         '/v1/storefront/licenses/{key}/deactivate',
+        '/v1/payment/customers',
+        '/v1/payment/customers/{id}',
+        '/v1/payment/plans',
+        '/v1/payment/plans/{id}',
+        '/v1/payment/plans/{id}/prices',
+        '/v1/payment/plans/prices/{priceId}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
