@@ -6,6 +6,7 @@ import type { BillingPlan, PlanPrice } from '../../db/models';
 export function toPlanPriceDto(row: Attributes<PlanPrice>) {
   return {
     id: row.id,
+    accountId: row.accountId,
     planId: row.planId,
     amount: Number(row.amount),
     currency: row.currency,

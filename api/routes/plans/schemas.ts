@@ -15,6 +15,7 @@ export const PriceIdParams = z.object({ priceId: pathId });
 export const PlanPrice = z
   .object({
     id: z.string().meta({ example: 'price_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    accountId: z.string(),
     planId: z.string(),
     amount: z.int(),
     currency: z.string(),
