@@ -11,6 +11,8 @@ export type { CheckoutLineItem, CheckoutSource, CheckoutStatus, PaymentMethod, S
 export { CHECKOUT_STATUSES, PAYMENT_METHODS } from './checkout-session';
 export type { DeliveryKind } from './delivery';
 export type { BillingInterval } from './plan';
+export type { InvoiceLineItem, InvoiceStatus } from './invoice';
+export { INVOICE_STATUSES } from './invoice';
 export { BILLING_INTERVALS } from './plan';
 export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';

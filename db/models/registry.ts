@@ -16,6 +16,7 @@ export { DiscountRedemption } from './discount-redemption';
 export { EmailMessage } from './email-message';
 export { Event } from './event';
 export { IdempotencyKey } from './idempotency-key';
+export { Invoice } from './invoice';
 export { License } from './license';
 export { PlanPrice } from './plan-price';
 export { PortfolioItem } from './portfolio-item';
