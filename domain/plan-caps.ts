@@ -15,6 +15,9 @@ const COUNTED = {
     // The service's own (system) endpoints do not count.
     sql: 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = :accountId AND environment = :environment AND system_kind IS NULL',
   },
+  customers: { noun: 'customers', hint: 'upgrade for more', sql: 'SELECT count(*)::int AS n FROM customers WHERE account_id = :accountId AND environment = :environment' },
+  // Archived plans accept no new subscriptions, so they free their slot.
+  plans: { noun: 'active plans', hint: 'archive one or upgrade', sql: 'SELECT count(*)::int AS n FROM plans WHERE account_id = :accountId AND environment = :environment AND active' },
 } as const;
 
 export type CappedResource = keyof typeof COUNTED;

@@ -6,10 +6,12 @@ import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
 import { createDeliveryService } from './deliveries/service';
+import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
+import { createPlanService } from './plans/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -55,6 +57,8 @@ export function createServices(deps: ServiceDeps) {
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
     checkoutSessions: createCheckoutSessionService(deps),
+    customers: createCustomerService(deps),
+    plans: createPlanService(deps),
   };
 }
 

@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   blogPost: 'post',
   shipment: 'shp',
   plan: 'plan',
+  planPrice: 'price',
+  testClock: 'clock',
   subscription: 'sub',
   invoice: 'inv',
   payout: 'pout',

@@ -126,3 +126,9 @@ export const blank = () =>
 
 /** An instant in a response: ISO 8601 UTC, as `Date.prototype.toISOString` writes it. */
 export const isoTimestamp = z.string().meta({ format: 'date-time' });
+
+/**
+ * An e-mail address as RFC 5321 bounds it (at most 320 characters) and zod's address check accepts, kept as sent:
+ * customers dedupe on it exactly (document 2).
+ */
+export const emailAddress = () => z.string().max(320, 'at most 320 characters').pipe(z.email({ message: 'must be an e-mail address' }));

@@ -9,9 +9,11 @@ import { blogPostsRouter } from './blog-posts/router';
 import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
 import { deliveriesRouter } from './deliveries/router';
+import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
+import { plansRouter } from './plans/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontPublicRouter } from './storefront-public/router';
@@ -41,4 +43,6 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   blogPostsRouter,
   licensesRouter,
   checkoutSessionsRouter,
+  customersRouter,
+  plansRouter,
 ];

@@ -22,6 +22,10 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
   declare plan: CreationOptional<Plan>;
   declare fulfillmentEnabled: CreationOptional<boolean>;
   declare paymentEnabled: CreationOptional<boolean>;
+  /** Tax its invoices add, in basis points of the subtotal (docs/decisions/billing.md). */
+  declare invoiceTaxRateBps: CreationOptional<number>;
+  /** What dunning does after the final failed retry: cancel the subscription or leave it `unpaid`. */
+  declare dunningFinalAction: CreationOptional<'cancel' | 'leave_unpaid'>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -45,6 +49,8 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
         plan: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'free' },
         fulfillmentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         paymentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        invoiceTaxRateBps: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        dunningFinalAction: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'cancel' },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

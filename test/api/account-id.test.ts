@@ -136,6 +136,8 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
+    await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
+    await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.

@@ -8,6 +8,7 @@ import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
+import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -38,6 +39,9 @@ interface Owned {
   licenseKey: string;
   deliveryId: string;
   checkoutSessionId: string;
+  customerId: string;
+  planId: string;
+  planPriceId: string;
 }
 
 interface Probe {
@@ -73,6 +77,10 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/checkout-sessions/{id}': { params: (o) => ({ id: o.checkoutSessionId }), methods: { get: null } },
   '/v1/payment/checkout-sessions/{id}/refund': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: { amount: 100 } } },
   '/v1/payment/checkout-sessions/{id}/confirm': { params: (o) => ({ id: o.checkoutSessionId }), methods: { post: null } },
+  '/v1/payment/customers/{id}': { params: (o) => ({ id: o.customerId }), methods: { get: null, patch: { name: 'Taken over' } } },
+  '/v1/payment/plans/{id}': { params: (o) => ({ id: o.planId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
+  '/v1/payment/plans/{id}/prices': { params: (o) => ({ id: o.planId }), methods: { post: { amount: 500, currency: 'IDR', interval: 'monthly' } } },
+  '/v1/payment/plans/prices/{priceId}': { params: (o) => ({ priceId: o.planPriceId }), methods: { patch: { nickname: 'Taken over' } } },
 };
 
 interface Call {
@@ -161,6 +169,8 @@ beforeAll(async () => {
     deliveryId: (await insertDelivery(t.ctx.sequelize, owner, productId, { session: null })).id,
     // Completed, so that a refund would land if the ownership check let it through (a confirm would be a 409, not a 404).
     checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
+    customerId: (await insertCustomer(owner)).id,
+    ...(await insertPlanWithPrice(owner)),
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

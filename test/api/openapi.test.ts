@@ -77,6 +77,12 @@ describe('OpenAPI', () => {
         '/v1/payment/checkout-sessions/{id}/public',
         '/v1/payment/checkout-sessions/{id}/pay',
         '/v1/payment/checkout-sessions/{id}/pixel-cookies',
+        '/v1/payment/customers',
+        '/v1/payment/customers/{id}',
+        '/v1/payment/plans',
+        '/v1/payment/plans/{id}',
+        '/v1/payment/plans/{id}/prices',
+        '/v1/payment/plans/prices/{priceId}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
