@@ -1,5 +1,6 @@
 import { createApiKeyService } from './api-keys/service';
 import { createBlogPostService } from './blog/service';
+import { createHostedCheckoutService } from './checkout/hosted-page';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -51,6 +52,7 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
+    hostedCheckout: createHostedCheckoutService(deps),
   };
 }
 
