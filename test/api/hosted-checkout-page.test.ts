@@ -269,7 +269,7 @@ describe('GET /checkout/:id', () => {
     await insertSessionDelivery(ws, s.id, { kind: 'manual', lineKey: '1', productId: products[0]! });
     const done = textOf((await page('GET', `/checkout/${s.id}`)).html);
     expect(done).not.toContain('being prepared');
-    expect(done).toContain('Field Guide · delivered by the merchant');
+    expect(done).toContain('Field Guide Delivered by the merchant directly.');
   });
 
   it('shows a spent download as such, and a deleted file as unavailable', async () => {
@@ -279,7 +279,7 @@ describe('GET /checkout/:id', () => {
     await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '2', productId: products[1]!, fileId: 'file_gone' });
     const text = textOf((await page('GET', `/checkout/${s.id}`)).html);
     expect(text).toContain('spent.pdf Field Guide · download limit reached');
-    expect(text).toContain('Licensed Tool · this file is no longer available');
+    expect(text).toContain('Licensed Tool This file is no longer available; contact Acme Books.');
   });
 
   it('renders expired sessions, and open ones past expiresAt, as expired', async () => {

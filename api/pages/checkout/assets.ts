@@ -50,6 +50,7 @@ a { color: var(--brand); }
 .button { display: inline-block; width: 100%; padding: 12px 16px; border: 0; border-radius: 8px; background: var(--brand); color: var(--brand-text); font: inherit; font-weight: 600; text-align: center; text-decoration: none; cursor: pointer; }
 .button:hover { filter: brightness(1.1); }
 .button:focus-visible, .method:focus-within { outline: 2px solid var(--brand); outline-offset: 2px; }
+.pay { margin-bottom: 12px; }
 .secondary { text-align: center; margin-top: 16px; }
 .notice { background: var(--notice); color: var(--notice-text); padding: 12px 14px; border-radius: 8px; }
 .transfer { margin: 0 0 20px; border: 1px solid var(--line); border-radius: 8px; }
@@ -62,8 +63,9 @@ a { color: var(--brand); }
 .badge { display: inline-block; padding: 2px 10px; margin-right: 6px; border-radius: 999px; background: var(--notice); color: var(--notice-text); font-size: 13px; font-weight: 600; }
 .deliveries { list-style: none; margin: 0 0 16px; padding: 0; }
 .deliveries li { padding: 10px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.deliveries .muted, .license-key { display: block; }
 .download { font-weight: 600; }
-.license-key { display: inline-block; margin-top: 4px; padding: 4px 8px; background: var(--page); border-radius: 6px; font-size: 15px; letter-spacing: .03em; user-select: all; }
+.license-key { width: fit-content; margin-top: 4px; padding: 4px 8px; background: var(--page); border-radius: 6px; font-size: 15px; letter-spacing: .03em; user-select: all; }
 .footer { max-width: 520px; margin: 16px auto 0; text-align: center; font-size: 12px; }
 .reference { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 `;

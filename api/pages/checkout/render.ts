@@ -96,7 +96,7 @@ function receiptContext(view: HostedCheckoutView) {
     completedAt: view.receipt?.completedAt,
     downloads: of('download', 'download_unavailable'),
     licenses: of('license'),
-    others: of('shipment', 'manual').map((item) => ({ lineName: item.lineName, note: item.kind === 'shipment' ? 'shipped to your address' : 'delivered by the merchant' })),
+    others: of('shipment', 'manual').map((item) => ({ lineName: item.lineName, note: item.kind === 'shipment' ? 'Shipped to your address.' : 'Delivered by the merchant directly.' })),
   };
 }
 

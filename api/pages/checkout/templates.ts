@@ -82,16 +82,16 @@ export const COMPLETED = `<h1>Payment received</h1>
 {{> summary}}
 {{#if downloads.length}}<h2>Your downloads</h2>
 <ul class="deliveries">
-{{#each downloads}}{{#if url}}<li><a class="download" href="{{url}}">{{fileName}}</a> <span class="muted">{{lineName}}{{#if exhausted}} · download limit reached{{else}} · link valid until {{date expiresAt}}{{/if}}</span></li>
-{{else}}<li>{{lineName}} <span class="muted">· this file is no longer available; contact {{../merchant.name}}</span></li>
+{{#each downloads}}{{#if url}}<li><a class="download" href="{{url}}">{{fileName}}</a> <span class="muted">{{lineName}} · {{#if exhausted}}download limit reached{{else}}link valid until {{date expiresAt}}{{/if}}</span></li>
+{{else}}<li>{{lineName}} <span class="muted">This file is no longer available; contact {{../merchant.name}}.</span></li>
 {{/if}}{{/each}}</ul>
 {{/if}}{{#if licenses.length}}<h2>Your licence keys</h2>
 <ul class="deliveries">
-{{#each licenses}}<li><span class="muted">{{lineName}}</span><br><code class="license-key">{{key}}</code></li>
+{{#each licenses}}<li><span class="muted">{{lineName}}</span> <code class="license-key">{{key}}</code></li>
 {{/each}}</ul>
 {{/if}}{{#if others.length}}<h2>Fulfilled by {{merchant.name}}</h2>
 <ul class="deliveries">
-{{#each others}}<li>{{lineName}} <span class="muted">· {{note}}</span></li>
+{{#each others}}<li>{{lineName}} <span class="muted">{{note}}</span></li>
 {{/each}}</ul>
 {{/if}}{{#unless ready}}<p class="notice preparing" role="status">Your receipt is being prepared. Reload this page in a moment to see your downloads and licence keys.</p>
 {{/unless}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
