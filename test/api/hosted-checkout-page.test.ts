@@ -204,7 +204,7 @@ describe('GET /checkout/:id', () => {
     expect(textOf(res.html)).not.toContain('Test mode');
   });
 
-  it('answers an unknown or malformed id with a 404 page, and other methods with 405 and Allow', async () => {
+  it('answers an unknown or malformed id with a 404 page, an undecodable one with 400, and other methods with 405 and Allow', async () => {
     for (const path of ['/checkout/cs_01J00000000000000000000000', '/checkout/%3Cscript%3E', '/checkout/cs_x/other', '/checkout']) {
       const res = await page('GET', path);
       expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 404, type: 'text/html; charset=utf-8' });
@@ -212,6 +212,9 @@ describe('GET /checkout/:id', () => {
       expect(res.html).not.toContain('<script>');
       expect(res.headers.get('content-security-policy')).toContain("script-src 'none'");
     }
+    const undecodable = await page('GET', '/checkout/%FF');
+    expect([undecodable.status, undecodable.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8']);
+    expect(textOf(undecodable.html)).toContain('Request not understood');
     const s = await session();
     const put = await page('PUT', `/checkout/${s.id}`);
     expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD']);

@@ -80,7 +80,7 @@ function methodNotAllowed(allow: string): RequestHandler {
 }
 
 const MESSAGES: Record<number, { heading: string; message: string }> = {
-  400: { heading: 'Request not understood', message: 'The form could not be read. Go back to the checkout page and try again.' },
+  400: { heading: 'Request not understood', message: 'The address or the form could not be read. Go back to the checkout page and try again.' },
   403: { heading: 'Form refused', message: 'This payment form can only be submitted from its own checkout page. Go back to the checkout page and pay from there.' },
   404: NOT_FOUND,
   405: { heading: 'Not allowed', message: 'This address does not accept that kind of request.' },
