@@ -174,6 +174,8 @@ describe('the hosted checkout page in Chromium', () => {
     expect(text).toContain('Payment received');
     expect(text).toContain('Your receipt is being prepared');
     await shot(page, '03-receipt-being-prepared');
+    await load(page, s.id, true);
+    expect(await mainText(page)).toBe(text);
 
     // What fulfilment writes (written here directly until the fulfilment worker lands): one download, one licence.
     const download = await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '1', productId: products[0]!, fileId });

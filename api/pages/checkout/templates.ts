@@ -98,7 +98,7 @@ export const COMPLETED = `<h1>Payment received</h1>
 {{/if}}`;
 
 export const EXPIRED = `<h1>This checkout has expired</h1>
-<p>It was not paid before {{date expiresAt}}, so it can no longer be paid. Start a new checkout at {{merchant.name}} to buy these items.</p>
+<p>It was not paid in time, so it can no longer be paid. Start a new checkout at {{merchant.name}} to buy these items.</p>
 {{> summary}}
 {{#if cancelUrl}}<p><a class="button" href="{{cancelUrl}}">Return to {{merchant.name}}</a></p>
 {{/if}}`;
