@@ -1,6 +1,7 @@
 import { createApiKeyService } from './api-keys/service';
 import { createBlogPostService } from './blog/service';
 import { createCheckoutSessionService } from './checkout/service';
+import { createHostedCheckoutService } from './checkout/hosted-page';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -59,6 +60,7 @@ export function createServices(deps: ServiceDeps) {
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
+    hostedCheckout: createHostedCheckoutService(deps),
   };
 }
 
