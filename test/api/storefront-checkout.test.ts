@@ -147,10 +147,11 @@ describe('buy-now checkout', () => {
     const shoe = await liveProduct(ws, { name: 'Shoe', price: 350_000, currency: 'IDR', type: 'physical', slug: 'shoe' });
     await expectRefused(await post(buyNowPath(ws.slug, 'shoe'), { email: 'b@example.com' }), 400, 'VALIDATION_ERROR', ws.accountId, { field: 'shippingAddress' });
 
-    const res = await post<Created>(buyNowPath(ws.slug, 'shoe'), { email: 'b@example.com', shippingAddress: address });
+    const res = await post<Created>(buyNowPath(ws.slug, 'shoe'), { email: ' b@example.com ', shippingAddress: address });
     expect(res.status).toBe(201);
     const [session] = await sessionsOf(ws.accountId);
     expect(session!.get({ plain: true })).toMatchObject({
+      customerEmail: 'b@example.com',
       amount: 350_000,
       currency: 'IDR',
       description: 'Shoe',
@@ -185,6 +186,8 @@ describe('buy-now checkout', () => {
       [{ quantity: 10_001 }, 'quantity'],
       [{ variantId: newId('var') }, 'variantId'],
       [{ email: 'not-an-address' }, 'email'],
+      [{ email: 'b@example.com\nBcc: all@example.com' }, 'email'],
+      [{ email: `${'b'.repeat(310)}@example.com` }, 'email'],
       [{ email: undefined }, 'email'],
       [{ price: 1 }, 'price'],
       [{ amount: 1 }, 'amount'],
