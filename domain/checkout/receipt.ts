@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
 import type { DownloadLinks } from '../deliveries/links';
 
@@ -19,11 +20,18 @@ const isHttpUrl = (value: string | null): value is string => value !== null && /
  * without lines), the total paid, a freshly signed link per download delivery whose file still exists, and
  * every licence key. Read after the delivery steps, in the receipt step's transaction.
  */
-export async function checkoutReceipt(tx: Transaction, session: CheckoutSession, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
-  const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id }, transaction: tx });
+export async function checkoutReceipt(
+  tx: Transaction,
+  tenant: Tenant,
+  session: CheckoutSession,
+  links: DownloadLinks,
+  now = Date.now(),
+): Promise<EmailDataInput<'checkout_receipt'>> {
+  const scope = tenantWhere(tenant);
+  const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id, ...scope }, transaction: tx });
   const fileIds = deliveries.flatMap((d) => (d.kind === 'download' && d.fileId ? [d.fileId] : []));
   const files = new Map(
-    (await ProductFile.findAll({ where: { id: { [Op.in]: fileIds } }, attributes: ['id', 'fileName'], transaction: tx })).map((f) => [f.id, f.fileName]),
+    (await ProductFile.findAll({ where: { id: { [Op.in]: fileIds }, ...scope }, attributes: ['id', 'fileName'], transaction: tx })).map((f) => [f.id, f.fileName]),
   );
   const byLine = new Map(deliveries.map((d) => [d.lineKey, d]));
 
