@@ -5,6 +5,9 @@ import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
 import { createDiscountCodeService } from './discounts/service';
+import { createStockService } from './inventory/service';
+import { createVariantService } from './inventory/variants';
+import { createWarehouseService } from './inventory/warehouses';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
@@ -51,6 +54,9 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
+    warehouses: createWarehouseService(deps),
+    variants: createVariantService(deps),
+    stock: createStockService(deps),
   };
 }
 

@@ -8,6 +8,7 @@ import { apiKeysRouter } from './api-keys/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
+import { inventoryRouter } from './inventory/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
@@ -36,4 +37,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  inventoryRouter,
 ];
