@@ -135,6 +135,11 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
+    await post('/api/v1/modules', { module: 'fulfillment', enabled: true });
+    const warehouse = await post('/api/v1/inventory/warehouses', { name: 'Main' });
+    const mug = await post('/api/v1/storefront/products', { name: 'Mug', price: 10, currency: 'USD', type: 'physical', weight: 300, published: true });
+    const variant = await post('/api/v1/inventory/variants', { productId: mug.id, name: 'Blue' });
+    await post('/api/v1/inventory/adjust', { variantId: variant.id, warehouseId: warehouse.id, delta: 5, reason: 'initial_stock' });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
@@ -198,7 +203,14 @@ describe('accountId on every resource object', () => {
       }
     }
     expect(checked).toEqual(
-      expect.arrayContaining(['sk GET /v1/storefront/products/{id}', 'pk GET /v1/storefront/products', 'sk GET /v1/payment/webhook-endpoints/{id}/deliveries']),
+      expect.arrayContaining([
+        'sk GET /v1/storefront/products/{id}',
+        'pk GET /v1/storefront/products',
+        'sk GET /v1/payment/webhook-endpoints/{id}/deliveries',
+        'sk GET /v1/inventory/warehouses/{id}',
+        'sk GET /v1/inventory/variants/{id}',
+        'sk GET /v1/inventory/movements',
+      ]),
     );
 
     // Webhook payloads: product events carry the same DTO.

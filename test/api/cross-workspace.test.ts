@@ -6,6 +6,7 @@ import { insertCredibilityItem } from '../fixtures/credibility';
 import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
+import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -34,6 +35,8 @@ interface Owned {
   discountCodeId: string;
   blogPostId: string;
   licenseKey: string;
+  warehouseId: string;
+  variantId: string;
 }
 
 interface Probe {
@@ -64,6 +67,12 @@ const PROBES: Record<string, Probe> = {
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
+  '/v1/inventory/warehouses/{id}': {
+    params: (o) => ({ id: o.warehouseId }),
+    methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null },
+    code: 'NOT_FOUND',
+  },
+  '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
 };
 
 interface Call {
@@ -149,7 +158,12 @@ beforeAll(async () => {
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
+    warehouseId: (await insertWarehouse(owner)).id,
+    // Not the default, so that only the ownership check stands between a DELETE and the archive.
+    variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
   };
+  // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
+  await enableFulfillment(owner);
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
 
@@ -169,7 +183,14 @@ describe('ids of another workspace or environment', () => {
   });
 
   it.each([
-    ['another workspace’s secret key', async () => (await t.ctx.createWorkspace({ plan: 'pro' })).secretKey],
+    [
+      'another workspace’s secret key',
+      async () => {
+        const other = await t.ctx.createWorkspace({ plan: 'pro' });
+        await enableFulfillment(other);
+        return other.secretKey;
+      },
+    ],
     ['the same workspace’s live secret key', async () => owner.liveSecretKey],
   ])('answers 404 to %s on every method of every id route, changing none of A’s rows', async (_who, keyOf) => {
     const key = await keyOf();

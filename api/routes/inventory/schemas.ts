@@ -83,9 +83,8 @@ export const StockMovement = z
     reservedBalance: z.int(),
     incomingDelta: z.int(),
     incomingBalance: z.int(),
-    actor: z
-      .object({ type: z.enum(STOCK_ACTOR_TYPES), id: z.string().meta({ description: 'The API key id, or the workflow id' }) })
-      .meta({ description: 'Who moved the stock' }),
+    actorType: z.enum(STOCK_ACTOR_TYPES).meta({ description: 'Who moved the stock: a merchant’s API key, or a workflow (a checkout, a refund)' }),
+    actorId: z.string().meta({ description: 'The API key id, or the workflow id (e.g. checkout-session:cs_…)' }),
     reference: z.string().nullable().meta({ description: 'What the change belongs to: a cs_ session, an order id, the reference of an adjustment' }),
     note: z.string().nullable(),
     createdAt: Timestamp,
