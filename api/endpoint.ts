@@ -8,12 +8,13 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { ApiKeyService } from '../domain/api-keys/service';
 import type { AuthContext } from '../domain/auth-context';
+import type { GatedModule } from '../domain/modules/service';
 import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { HTTP_STATUS } from './errors';
 import { sendData, sendSerializedData } from './envelope';
-import { authenticate, requireAccess } from './middleware/auth';
+import { authenticate, requireAccess, requireModule } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
 import type { MethodsByPath } from './middleware/method-not-allowed';
@@ -95,6 +96,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * not found, idempotency, body type and size, rate limit), for the OpenAPI document: e.g. QUOTA_EXCEEDED.
    */
   errors?: ErrorCode[];
+  /**
+   * The module a keyed route belongs to: while the workspace has it off, the route answers the module's refusal
+   * (`409 fulfillment_module_disabled`) before reading the body. Not for public or storefront routes (no key, no workspace).
+   */
+  module?: GatedModule;
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -236,7 +242,13 @@ export class ApiRouter {
         ? [deps.rateLimits.perIp]
         : endpoint.access === 'storefront'
           ? [deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
-          : [noStore, authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
+          : [
+              noStore,
+              authenticate(deps.apiKeys),
+              requireAccess(endpoint.access === 'publishable'),
+              endpoint.rateLimit ?? deps.rateLimits.perWorkspace,
+              ...(endpoint.module ? [requireModule(endpoint.module)] : []),
+            ];
     // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
     if (endpoint.multipart) chain.push(allowUploadTime);
@@ -308,6 +320,7 @@ export class ApiRouter {
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
       'RATE_LIMITED',
       'INTERNAL_ERROR',
+      ...(endpoint.module ? (['fulfillment_module_disabled'] as const) : []),
       ...(endpoint.errors ?? []),
     ];
     const byStatus = new Map<number, Set<ErrorCode>>();

@@ -10,6 +10,9 @@ import { testimonials } from './credibility/testimonials';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
+import { createStockService } from './inventory/service';
+import { createVariantService } from './inventory/variants';
+import { createWarehouseService } from './inventory/warehouses';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
@@ -63,6 +66,9 @@ export function createServices(deps: ServiceDeps) {
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),
+    warehouses: createWarehouseService(deps),
+    variants: createVariantService(deps),
+    stock: createStockService(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import { credibilityRouter } from './credibility/router';
 import { deliveriesRouter } from './deliveries/router';
 import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
+import { inventoryRouter } from './inventory/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
@@ -45,4 +46,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   checkoutSessionsRouter,
   customersRouter,
   plansRouter,
+  inventoryRouter,
 ];

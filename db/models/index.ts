@@ -18,6 +18,7 @@ export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
+export type { StockActorType, StockMoveKind } from './stock-movement';
 export type { WebhookAttemptStatus } from './webhook-delivery-attempt';
 export type { SystemEndpointKind } from './webhook-endpoint';
 

@@ -138,6 +138,11 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/blog-posts', { title: 'A post' });
     await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
     await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
+    await post('/api/v1/modules', { module: 'fulfillment', enabled: true });
+    const warehouse = await post('/api/v1/inventory/warehouses', { name: 'Main' });
+    const mug = await post('/api/v1/storefront/products', { name: 'Mug', price: 10, currency: 'USD', type: 'physical', weight: 300, published: true });
+    const variant = await post('/api/v1/inventory/variants', { productId: mug.id, name: 'Blue' });
+    await post('/api/v1/inventory/adjust', { variantId: variant.id, warehouseId: warehouse.id, delta: 5, reason: 'initial_stock' });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.
@@ -211,6 +216,9 @@ describe('accountId on every resource object', () => {
         'sk GET /v1/storefront/deliveries',
         'sk GET /v1/storefront/deliveries/{id}',
         'sk GET /v1/payment/checkout-sessions/{id}',
+        'sk GET /v1/inventory/warehouses/{id}',
+        'sk GET /v1/inventory/variants/{id}',
+        'sk GET /v1/inventory/movements',
       ]),
     );
 

@@ -9,6 +9,7 @@ import { insertBlogPost } from '../fixtures/blog';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
+import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -42,6 +43,8 @@ interface Owned {
   customerId: string;
   planId: string;
   planPriceId: string;
+  warehouseId: string;
+  variantId: string;
 }
 
 interface Probe {
@@ -81,6 +84,12 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/plans/{id}': { params: (o) => ({ id: o.planId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
   '/v1/payment/plans/{id}/prices': { params: (o) => ({ id: o.planId }), methods: { post: { amount: 500, currency: 'IDR', interval: 'monthly' } } },
   '/v1/payment/plans/prices/{priceId}': { params: (o) => ({ priceId: o.planPriceId }), methods: { patch: { nickname: 'Taken over' } } },
+  '/v1/inventory/warehouses/{id}': {
+    params: (o) => ({ id: o.warehouseId }),
+    methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null },
+    code: 'NOT_FOUND',
+  },
+  '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
 };
 
 interface Call {
@@ -171,7 +180,12 @@ beforeAll(async () => {
     checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
     customerId: (await insertCustomer(owner)).id,
     ...(await insertPlanWithPrice(owner)),
+    warehouseId: (await insertWarehouse(owner)).id,
+    // Not the default, so that only the ownership check stands between a DELETE and the archive.
+    variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
   };
+  // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
+  await enableFulfillment(owner);
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
 
@@ -191,7 +205,14 @@ describe('ids of another workspace or environment', () => {
   });
 
   it.each([
-    ['another workspace’s secret key', async () => (await t.ctx.createWorkspace({ plan: 'pro' })).secretKey],
+    [
+      'another workspace’s secret key',
+      async () => {
+        const other = await t.ctx.createWorkspace({ plan: 'pro' });
+        await enableFulfillment(other);
+        return other.secretKey;
+      },
+    ],
     ['the same workspace’s live secret key', async () => owner.liveSecretKey],
   ])('answers 404 to %s on every method of every id route, changing none of A’s rows', async (_who, keyOf) => {
     const key = await keyOf();

@@ -57,9 +57,25 @@ export const Landing = z
   .object({ merchant: Merchant, products: z.array(PublicProduct), discountCodes: z.array(PublicDiscountCode), pixels: Pixels })
   .meta({ id: 'StorefrontLanding' });
 
+export const PublicVariant = z
+  .object({
+    id: z.string(),
+    productId: z.string(),
+    sku: z.string().nullable(),
+    name: z.string(),
+    priceDelta: z.int(),
+    price: z.int().meta({ description: 'The product price with priceDelta resolved, whole units' }),
+    isDefault: z.boolean(),
+    available: z.int().nullable().meta({ description: 'Summed over the active warehouses; null while the fulfilment module is off' }),
+  })
+  .meta({ id: 'PublicVariant' });
+
 export const ProductPage = PublicProduct.extend({
-  variants: z.array(z.unknown()).meta({ description: 'Empty until the fulfilment module adds variants' }),
-  inventory: z.null().meta({ description: 'Stock state once the fulfilment module tracks it; null until then' }),
+  variants: z.array(PublicVariant).meta({ description: 'Active variants, the default first; empty for a product without variants' }),
+  inventory: z
+    .object({ available: z.int().meta({ description: 'Summed over the variants' }), inStock: z.boolean() })
+    .nullable()
+    .meta({ description: 'Stock state while the fulfilment module is on and the product has variants (only variants are stock-tracked); else null' }),
   crossSell: z.array(PublicProduct).meta({ description: 'Other published products sharing a tag, most shared tags first (at most 4)' }),
 }).meta({ id: 'StorefrontProductPage' });
 
