@@ -7,6 +7,9 @@ import { testimonials } from './credibility/testimonials';
 import { createDiscountCodeService } from './discounts/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
+import { createManualCheckoutService } from './manual-orders/checkout';
+import { createManualOrderService } from './manual-orders/service';
+import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
@@ -51,6 +54,9 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
+    manualOrders: createManualOrderService(deps),
+    manualCheckout: createManualCheckoutService(deps),
+    orderTracker: createOrderTrackerService(deps),
   };
 }
 

@@ -9,9 +9,11 @@ import { blogPostsRouter } from './blog-posts/router';
 import { credibilityRouter } from './credibility/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
+import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
+import { storefrontOrdersRouter } from './storefront-orders/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
@@ -29,6 +31,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   productsRouter,
   storefrontSettingsRouter,
   storefrontPublicRouter,
+  storefrontOrdersRouter,
   referralLinksRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
@@ -36,4 +39,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  manualOrdersRouter,
 ];

@@ -15,6 +15,7 @@ export { EmailMessage } from './email-message';
 export { Event } from './event';
 export { IdempotencyKey } from './idempotency-key';
 export { License } from './license';
+export { ManualOrder } from './manual-order';
 export { PortfolioItem } from './portfolio-item';
 export { Product } from './product';
 export { ProductFile } from './product-file';

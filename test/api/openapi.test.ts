@@ -67,6 +67,10 @@ describe('OpenAPI', () => {
         '/v1/storefront/licenses/{key}',
         '/v1/storefront/licenses/{key}/activate',
         '/v1/storefront/licenses/{key}/deactivate',
+        '/v1/manual-orders',
+        '/v1/manual-orders/{id}',
+        '/v1/storefront/public/{merchantSlug}/manual-checkout',
+        '/v1/storefront/public/{merchantSlug}/order/{number}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
