@@ -135,6 +135,13 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
+    // No merchant route creates a manual order: the public manual checkout does (in the test environment with the pk_test key).
+    const order = await http<{ data: { id: string } }>(t.api.baseUrl, 'POST', `/api/v1/storefront/public/${ws.slug}/manual-checkout`, {
+      key: ws.publishableKey,
+      body: { email: 'buyer@example.test', productId: product.id },
+    });
+    expect(order.status).toBe(201);
+    created.add(order.body.data.id);
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });

@@ -7,6 +7,7 @@ import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertLicense } from '../fixtures/licenses';
+import { insertManualOrder } from '../fixtures/manual-orders';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -34,6 +35,7 @@ interface Owned {
   discountCodeId: string;
   blogPostId: string;
   licenseKey: string;
+  manualOrderId: string;
 }
 
 interface Probe {
@@ -64,6 +66,7 @@ const PROBES: Record<string, Probe> = {
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
+  '/v1/manual-orders/{id}': { params: (o) => ({ id: o.manualOrderId }), methods: { get: null, patch: { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Taken over' } } },
 };
 
 interface Call {
@@ -149,6 +152,7 @@ beforeAll(async () => {
     discountCodeId: (await insertDiscountCode(owner)).id,
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
+    manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
