@@ -1,5 +1,6 @@
 import { createApiKeyService } from './api-keys/service';
 import { createBlogPostService } from './blog/service';
+import { createStorefrontCheckoutService } from './checkout/storefront';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -43,6 +44,7 @@ export function createServices(deps: ServiceDeps) {
     storefrontSettings: createStorefrontSettingsService(deps),
     publicStorefront: createPublicStorefrontService(deps),
     storefrontActivity: createStorefrontActivityService(deps),
+    storefrontCheckout: createStorefrontCheckoutService(deps),
     referralLinks: createReferralLinkService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),

@@ -51,6 +51,8 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/{merchantSlug}/r/{code}',
         '/v1/storefront/public/{merchantSlug}/referral/capture',
         '/v1/storefront/public/{merchantSlug}/{productSlug}',
+        '/v1/storefront/public/{merchantSlug}/cart-checkout',
+        '/v1/storefront/public/{merchantSlug}/{productSlug}/checkout',
         '/v1/referral-links',
         '/v1/referral-links/{id}',
         '/v1/storefront/public/{merchantSlug}/blog',

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { Product, ProductFile } from '../../schemas/products';
 import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { CURRENCIES } from '../../../db/models/product';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/checkout/pricing';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
 import { singleLine } from '../../../lib/text';
 
+export { BuyNowBody, CartCheckoutBody } from '../../../domain/checkout/storefront-inputs';
 export { CaptureReferralBody } from '../../../domain/referrals/inputs';
 export { TrackBody, UnsubscribeQuery } from '../../../domain/storefront/activity-inputs';
 
@@ -75,10 +77,6 @@ export const TrackAccepted = z.object({ accepted: z.literal(true), id: z.string(
 
 export const Unsubscribed = z.object({ unsubscribed: z.literal(true), email: z.string() }).meta({ id: 'Unsubscribed' });
 
-// Limits the spec leaves open (docs/decisions/discounts.md).
-const MAX_CART_LINES = 100;
-const MAX_QUANTITY = 10_000;
-
 export const ValidateDiscountBody = z
   .object({
     code: singleLine({ min: 1, max: 50 }).meta({ description: 'Case-insensitive' }),
@@ -89,7 +87,7 @@ export const ValidateDiscountBody = z
           .object({
             productId: singleLine({ min: 1, max: 100, trim: false }),
             variantId: singleLine({ min: 1, max: 100, trim: false }).nullable().optional(),
-            quantity: z.int().min(1).max(MAX_QUANTITY),
+            quantity: z.int().min(1).max(MAX_LINE_QUANTITY),
           })
           .strict(),
       )
@@ -125,6 +123,13 @@ export const DiscountQuote = z
     }),
   ])
   .meta({ id: 'DiscountQuote' });
+
+export const CheckoutCreated = z
+  .object({
+    checkoutSessionId: z.string().meta({ description: 'cs_ id' }),
+    hostedUrl: z.string().meta({ description: 'The hosted checkout page: redirect the buyer there' }),
+  })
+  .meta({ id: 'StorefrontCheckoutCreated' });
 
 export const BlogPostParams = z.object({ merchantSlug: slug, postSlug: pageSlug });
 
