@@ -6,11 +6,12 @@ import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
 import { priceCart, type CheckoutCartItem, type PriceCartOptions } from '../checkout/pricing';
+import { toShippingAddress } from '../checkout/storefront-inputs';
 import { createEmailQueue } from '../email/queue';
 import type { ServiceDeps } from '../service-deps';
 import { resolveStorefront } from '../storefront/merchant';
 import { startRecordedNow } from '../workflow-starts';
-import { toPlacedManualOrderDto } from './dto';
+import { buyerNameOf, toPlacedManualOrderDto } from './dto';
 import type { ManualCheckoutBody } from './inputs';
 import { formatOrderNumber, orderNumberPrefix } from './numbers';
 
@@ -96,7 +97,7 @@ export function createManualCheckoutService(deps: Pick<ServiceDeps, 'sequelize' 
             customerName: body.name ?? null,
             customerEmail: body.email,
             customerPhone: body.phone ?? null,
-            shippingAddress: body.shippingAddress ?? null,
+            shippingAddress: body.shippingAddress ? toShippingAddress(body.shippingAddress) : null,
             referralCode: body.referralCode ?? null,
             metadata: body.metadata ?? {},
           },
@@ -106,7 +107,7 @@ export function createManualCheckoutService(deps: Pick<ServiceDeps, 'sequelize' 
           kind: 'manual_order_instructions',
           businessKey: `manual_order_instructions:${order.id}`,
           to: order.customerEmail,
-          data: { buyerName: order.customerName ?? undefined, orderNumber: order.orderNumber, currency: priced.currency, amount: order.amount },
+          data: { buyerName: buyerNameOf(order), orderNumber: order.orderNumber, currency: priced.currency, amount: order.amount },
         });
         return { order, account, emailWorkflowId: workflowId };
       });

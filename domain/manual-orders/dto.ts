@@ -1,6 +1,8 @@
 import type { Attributes } from 'sequelize';
 import type { Account, ManualOrder, ManualOrderLine } from '../../db/models';
-import type { ShippingAddressBody } from './inputs';
+
+/** The stored address: the manual checkout's ShippingAddress body, trimmed, without its blank fields. */
+type ShippingAddressView = { name: string; line1: string; city: string; country: string } & Record<string, string>;
 
 /** A manual-order row from the model or from a raw list page (where bigint columns arrive as strings). */
 export type ManualOrderRow = Omit<Attributes<ManualOrder>, 'seq' | 'subtotal' | 'discountAmount' | 'amount'> & {
@@ -9,6 +11,9 @@ export type ManualOrderRow = Omit<Attributes<ManualOrder>, 'seq' | 'subtotal' | 
   discountAmount: number | string;
   amount: number | string;
 };
+
+/** The greeting name of the buyer e-mails, which take at most 200 characters (a checkout name may have 255). */
+export const buyerNameOf = (order: Pick<ManualOrder, 'customerName'>) => (order.customerName ? [...order.customerName].slice(0, 200).join('').trim() || undefined : undefined);
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -68,8 +73,7 @@ export function toManualOrderDto(row: ManualOrderRow) {
   return {
     ...toManualOrderListDto(row),
     customerPhone: row.customerPhone,
-    // Stored as the manual checkout validated it.
-    shippingAddress: row.shippingAddress as ShippingAddressBody | null,
+    shippingAddress: row.shippingAddress as ShippingAddressView | null,
     referralCode: row.referralCode,
     merchantPaymentNote: row.merchantPaymentNote,
     merchantShippingNote: row.merchantShippingNote,

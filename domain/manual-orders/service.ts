@@ -10,7 +10,7 @@ import { createEmailQueue } from '../email/queue';
 import { recordReferralConversion } from '../referrals/service';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
-import { toManualOrderDto, toManualOrderListDto, type ManualOrderDto } from './dto';
+import { buyerNameOf, toManualOrderDto, toManualOrderListDto, type ManualOrderDto } from './dto';
 import { needsFulfilment } from './fulfilment-plan';
 import type { UpdateManualOrderBody } from './inputs';
 import { planOrderUpdate } from './transitions';
@@ -46,7 +46,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
       kind: 'payment_confirmed',
       businessKey: `payment_confirmed:${order.id}`,
       to: order.customerEmail,
-      data: { buyerName: order.customerName ?? undefined, orderNumber: order.orderNumber, currency: order.currency, amount: order.amount },
+      data: { buyerName: buyerNameOf(order), orderNumber: order.orderNumber, currency: order.currency, amount: order.amount },
     });
     if (mail.workflowId) started.push(mail.workflowId);
     if (order.lines.some(needsFulfilment)) {
@@ -61,7 +61,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
       businessKey: `shipping_notification:${order.id}`,
       to: order.customerEmail,
       data: {
-        buyerName: order.customerName ?? undefined,
+        buyerName: buyerNameOf(order),
         orderNumber: order.orderNumber,
         courier: order.trackingCourier ?? undefined,
         trackingNumber: order.trackingNumber ?? undefined,

@@ -5,8 +5,7 @@ import { isoTimestamp } from '../../../lib/text';
 import { pathId } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
-export { ShippingAddressBody, UpdateManualOrderBody } from '../../../domain/manual-orders/inputs';
-import { ShippingAddressBody } from '../../../domain/manual-orders/inputs';
+export { UpdateManualOrderBody } from '../../../domain/manual-orders/inputs';
 
 /** Document 1, Limits: manual orders page by 25. */
 export const MANUAL_ORDER_PAGE_SIZE = 25;
@@ -32,6 +31,20 @@ export const ManualOrderLine = z
     amount: smallest('unitAmount × quantity'),
   })
   .meta({ id: 'ManualOrderLine' });
+
+/** The address as the manual checkout stored it (its ShippingAddress body, trimmed, without blank fields). */
+const ShippingAddress = z
+  .object({
+    name: z.string(),
+    line1: z.string(),
+    line2: z.string().optional(),
+    city: z.string(),
+    region: z.string().optional(),
+    postalCode: z.string().optional(),
+    country: z.string().meta({ description: 'ISO 3166-1 alpha-2, upper case' }),
+    phone: z.string().optional(),
+  })
+  .meta({ id: 'ManualOrderShippingAddress' });
 
 const listFields = {
   id: z.string().meta({ example: 'mord_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
@@ -73,7 +86,7 @@ export const ManualOrder = z
   .object({
     ...listFields,
     customerPhone: z.string().nullable(),
-    shippingAddress: ShippingAddressBody.nullable(),
+    shippingAddress: ShippingAddress.nullable(),
     referralCode: z.string().nullable(),
     merchantPaymentNote: z.string().nullable(),
     merchantShippingNote: z.string().nullable(),
