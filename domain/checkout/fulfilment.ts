@@ -132,7 +132,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
           kind: 'checkout_receipt',
           businessKey: `checkout_receipt:${session.id}`,
           to: session.customerEmail,
-          data: await checkoutReceipt(tx, session, links),
+          data: await checkoutReceipt(tx, tenant, session, links),
         });
         return { emailWorkflowId: workflowId };
       }

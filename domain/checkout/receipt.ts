@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
 import type { DownloadLinks } from '../deliveries/links';
 
@@ -32,11 +33,18 @@ export interface ReceiptSource {
  * delivery whose file still exists, and every licence key. Read after the delivery steps, in the receipt
  * step's transaction.
  */
-export async function purchaseReceipt(tx: Transaction, source: ReceiptSource, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
-  const deliveries = await Delivery.findAll({ where: source.deliveries, transaction: tx });
+export async function purchaseReceipt(
+  tx: Transaction,
+  tenant: Tenant,
+  source: ReceiptSource,
+  links: DownloadLinks,
+  now = Date.now(),
+): Promise<EmailDataInput<'checkout_receipt'>> {
+  const scope = tenantWhere(tenant);
+  const deliveries = await Delivery.findAll({ where: { ...source.deliveries, ...scope }, transaction: tx });
   const fileIds = deliveries.flatMap((d) => (d.kind === 'download' && d.fileId ? [d.fileId] : []));
   const files = new Map(
-    (await ProductFile.findAll({ where: { id: { [Op.in]: fileIds } }, attributes: ['id', 'fileName'], transaction: tx })).map((f) => [f.id, f.fileName]),
+    (await ProductFile.findAll({ where: { id: { [Op.in]: fileIds }, ...scope }, attributes: ['id', 'fileName'], transaction: tx })).map((f) => [f.id, f.fileName]),
   );
   const byLine = new Map(deliveries.map((d) => [d.lineKey, d]));
 
@@ -63,10 +71,11 @@ export async function purchaseReceipt(tx: Transaction, source: ReceiptSource, li
 }
 
 /** A fulfilled session's receipt: its lines, or its description for a session without lines. */
-export function checkoutReceipt(tx: Transaction, session: CheckoutSession, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
+export function checkoutReceipt(tx: Transaction, tenant: Tenant, session: CheckoutSession, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
   const lines = session.lineItems.length ? session.lineItems : [{ lineKey: '', name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
   return purchaseReceipt(
     tx,
+    tenant,
     {
       deliveries: { checkoutSessionId: session.id },
       orderNumber: session.id,

@@ -55,6 +55,7 @@ export function createManualOrderFulfilment({ sequelize, config, box }: { sequel
         to: order.customerEmail,
         data: await purchaseReceipt(
           tx,
+          tenant,
           {
             deliveries: { manualOrderId: order.id },
             orderNumber: order.orderNumber,
