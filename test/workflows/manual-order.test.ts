@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { ParsedMail } from 'mailparser';
 import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
@@ -239,7 +241,14 @@ describe('manual-order retries (time-skipping server)', () => {
       return outcome;
     };
     const result = await timeSkipping.run(
-      async (env, queue) => env.client.workflow.execute<typeof manualOrder>('manualOrder', { workflowId: workflowIds.manualOrder(order.id), taskQueue: queue, args: [input] }),
+      async (env, queue) => {
+        const handle = await env.client.workflow.start<typeof manualOrder>('manualOrder', { workflowId: workflowIds.manualOrder(order.id), taskQueue: queue, args: [input] });
+        const outcome = await handle.result();
+        if (process.env.RECORD_HISTORIES === '1') {
+          await writeFile(path.join(__dirname, '../replay/histories/manual-order-retried.json'), JSON.stringify(await handle.fetchHistory(), null, 2));
+        }
+        return outcome;
+      },
       { activities },
     );
     expect(result).toBe('fulfilled');
