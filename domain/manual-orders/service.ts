@@ -95,7 +95,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
      * One PATCH under the order's row lock: two concurrent confirmations serialise, and the second finds the
      * order confirmed and is refused, so the buyer is mailed and fulfilled once. A refused move writes nothing.
      */
-    async update(auth: AuthContext, id: string, input: UpdateManualOrderBody): Promise<ManualOrderDto> {
+    async update(auth: Pick<AuthContext, 'accountId' | 'environment' | 'apiKeyId'>, id: string, input: UpdateManualOrderBody): Promise<ManualOrderDto> {
       const tenant = tenantWhere(auth);
       const { order, starts } = await sequelize.transaction(async (tx) => {
         const order = await ManualOrder.findOne({ where: { id, ...tenant }, lock: tx.LOCK.UPDATE, transaction: tx });
