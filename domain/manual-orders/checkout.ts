@@ -1,7 +1,7 @@
 import { findBuyableProductId } from '../../db/cart-products';
 import { nextManualOrderSeq } from '../../db/manual-order-numbers';
 import { Account, ManualOrder, type ManualOrderLine } from '../../db/models';
-import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { tenantWhere } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
@@ -15,12 +15,12 @@ import { buyerNameOf, toPlacedManualOrderDto } from './dto';
 import type { ManualCheckoutBody } from './inputs';
 import { formatOrderNumber, orderNumberPrefix } from './numbers';
 
-export const paymentModuleOn = () =>
+const paymentModuleOn = () =>
   invalidState('Manual checkout is for stores without the payment module: this store takes payment through buy-now or cart checkout');
 
 /** The body's cart, and where each item's fields are in the request (for the refusals' field names). */
-async function cartOf(tenant: Tenant, body: ManualCheckoutBody, resolveSlug: (slug: string) => Promise<string | undefined>) {
-  if (body.items) return { items: body.items as CheckoutCartItem[], options: {} };
+async function cartOf(body: ManualCheckoutBody, resolveSlug: (slug: string) => Promise<string | undefined>): Promise<{ items: CheckoutCartItem[]; options: PriceCartOptions }> {
+  if (body.items) return { items: body.items, options: {} };
   let productId = body.productId;
   if (body.productSlug !== undefined) {
     productId = await resolveSlug(body.productSlug);
@@ -48,7 +48,7 @@ export function createManualCheckoutService(deps: Pick<ServiceDeps, 'sequelize' 
       if (!workspace) throw notFound('Storefront');
       if (workspace.paymentEnabled) throw paymentModuleOn();
 
-      const { items, options } = await cartOf(tenant, body, (slug) => findBuyableProductId(sequelize, tenant, slug));
+      const { items, options } = await cartOf(body, (slug) => findBuyableProductId(sequelize, tenant, slug));
       const priced = await priceCart(sequelize, tenant, { items, couponCode: body.couponCode, customerEmail: body.email }, options);
       if (priced.requiresShipping && !body.shippingAddress) {
         throw validationError('shippingAddress: required when a physical product is ordered', [{ field: 'shippingAddress', message: 'required when a physical product is ordered' }]);
