@@ -15,6 +15,9 @@ import { createVariantService } from './inventory/variants';
 import { createWarehouseService } from './inventory/warehouses';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
+import { createManualCheckoutService } from './manual-orders/checkout';
+import { createManualOrderService } from './manual-orders/service';
+import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
 import { createAiGenerationService } from './products/ai-generation';
@@ -69,6 +72,9 @@ export function createServices(deps: ServiceDeps) {
     warehouses: createWarehouseService(deps),
     variants: createVariantService(deps),
     stock: createStockService(deps),
+    manualOrders: createManualOrderService(deps),
+    manualCheckout: createManualCheckoutService(deps),
+    orderTracker: createOrderTrackerService(deps),
   };
 }
 

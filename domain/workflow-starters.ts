@@ -7,7 +7,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
@@ -18,6 +18,7 @@ import {
   type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
+  type ManualOrderInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -32,6 +33,7 @@ export interface DurableStartInputs {
   checkoutSession: CheckoutSessionInput;
   /** Signal-with-start of the session's workflow: the session committed as `completed`. */
   checkoutCompleted: CheckoutSessionInput;
+  manualOrder: ManualOrderInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -48,6 +50,7 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
   checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
   checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
+  manualOrder: { workflowId: (input) => workflowIds.manualOrder(input.orderId), start: (starters, _accountId, input) => starters.manualOrder(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -166,6 +169,15 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         args: [input],
         signal: checkoutCompleted.name,
         signalArgs: [],
+      });
+    },
+
+    /** `manual-order:<mord>`, recorded by the confirming transaction; never reused, so the order is fulfilled once. */
+    manualOrder(input: ManualOrderInput): Promise<boolean> {
+      return start<typeof manualOrder>('manualOrder', input.accountId, {
+        workflowId: workflowIds.manualOrder(input.orderId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
     },
 

@@ -5,3 +5,4 @@ export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
+export { manualOrder } from './manual-order';

@@ -25,6 +25,8 @@ export const workflowIds = {
   emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
   /** One per checkout session, for its whole life: expiry, then fulfilment exactly once. */
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
+  /** The paid-checkout fulfilment of one confirmed manual order; never reused, so it runs once. */
+  manualOrder: (orderId: string) => `manual-order:${orderId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -146,3 +148,19 @@ export const checkoutCompleted = defineSignal('checkoutCompleted');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('checkoutState');
 
 export type CheckoutSessionOutcome = 'fulfilled' | 'expired';
+
+// manual-order -------------------------------------------------------------------------------------------
+
+/** A confirmed manual order whose digital or licence lines are to be fulfilled. */
+export interface ManualOrderInput {
+  accountId: string;
+  environment: Environment;
+  orderId: string;
+}
+
+export interface ManualOrderFulfilmentPlan {
+  /** The steps to run in order, each keyed by its name within the order (`delivery:1`, `email:receipt`). */
+  steps: string[];
+}
+
+export type ManualOrderOutcome = 'fulfilled';

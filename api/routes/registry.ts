@@ -13,10 +13,12 @@ import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { inventoryRouter } from './inventory/router';
 import { licensesRouter } from './licenses/router';
+import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
+import { storefrontOrdersRouter } from './storefront-orders/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
@@ -36,6 +38,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   // Before the public storefront: its download path would otherwise match `/:merchantSlug/:productSlug`.
   deliveriesRouter,
   storefrontPublicRouter,
+  storefrontOrdersRouter,
   referralLinksRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
@@ -47,4 +50,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   customersRouter,
   plansRouter,
   inventoryRouter,
+  manualOrdersRouter,
 ];

@@ -14,6 +14,7 @@ import * as blogPosts from './0012-blog-posts';
 import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
+import * as manualOrders from './0016-manual-orders';
 import * as inventory from './0017-inventory';
 import * as billing from './0019-billing';
 
@@ -40,6 +41,7 @@ export const migrations: Migration[] = [
   { name: '0013-email-log', ...emailLog },
   { name: '0014-licences', ...licences },
   { name: '0015-checkout', ...checkout },
+  { name: '0016-manual-orders', ...manualOrders },
   { name: '0017-inventory', ...inventory },
   { name: '0019-billing', ...billing },
 ];

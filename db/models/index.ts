@@ -5,6 +5,8 @@ export * from './registry';
 export type { Plan } from './account';
 export type { KeyAccess } from './api-key';
 export type { LicenseStatus } from './license';
+export type { ManualFulfillmentStatus, ManualOrderLine, ManualPaymentMethod, ManualPaymentStatus } from './manual-order';
+export { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_METHODS, MANUAL_PAYMENT_STATUSES } from './manual-order';
 export type { Environment } from './common';
 export type { BalanceTransactionType } from './balance-transaction';
 export type { CheckoutLineItem, CheckoutSource, CheckoutStatus, PaymentMethod, ShippingAddress } from './checkout-session';

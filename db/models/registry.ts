@@ -19,6 +19,7 @@ export { IdempotencyKey } from './idempotency-key';
 export { Invoice } from './invoice';
 export { License } from './license';
 export { PlanPrice } from './plan-price';
+export { ManualOrder } from './manual-order';
 export { PortfolioItem } from './portfolio-item';
 export { Product } from './product';
 export { ProductFile } from './product-file';

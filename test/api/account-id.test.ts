@@ -143,6 +143,13 @@ describe('accountId on every resource object', () => {
     const mug = await post('/api/v1/storefront/products', { name: 'Mug', price: 10, currency: 'USD', type: 'physical', weight: 300, published: true });
     const variant = await post('/api/v1/inventory/variants', { productId: mug.id, name: 'Blue' });
     await post('/api/v1/inventory/adjust', { variantId: variant.id, warehouseId: warehouse.id, delta: 5, reason: 'initial_stock' });
+    // No merchant route creates a manual order: the public manual checkout does (in the test environment with the pk_test key).
+    const order = await http<{ data: { id: string } }>(t.api.baseUrl, 'POST', `/api/v1/storefront/public/${ws.slug}/manual-checkout`, {
+      key: ws.publishableKey,
+      body: { email: 'buyer@example.test', productId: product.id },
+    });
+    expect(order.status).toBe(201);
+    created.add(order.body.data.id);
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.

@@ -11,6 +11,7 @@ import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { insertLicense } from '../fixtures/licenses';
+import { insertManualOrder } from '../fixtures/manual-orders';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -45,6 +46,7 @@ interface Owned {
   planPriceId: string;
   warehouseId: string;
   variantId: string;
+  manualOrderId: string;
 }
 
 interface Probe {
@@ -90,6 +92,7 @@ const PROBES: Record<string, Probe> = {
     code: 'NOT_FOUND',
   },
   '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
+  '/v1/manual-orders/{id}': { params: (o) => ({ id: o.manualOrderId }), methods: { get: null, patch: { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Taken over' } } },
 };
 
 interface Call {
@@ -183,6 +186,7 @@ beforeAll(async () => {
     warehouseId: (await insertWarehouse(owner)).id,
     // Not the default, so that only the ownership check stands between a DELETE and the archive.
     variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
+    manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
   };
   // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
   await enableFulfillment(owner);

@@ -93,6 +93,10 @@ describe('OpenAPI', () => {
         '/v1/inventory/adjust',
         '/v1/inventory/movements',
         '/v1/inventory/low-stock',
+        '/v1/manual-orders',
+        '/v1/manual-orders/{id}',
+        '/v1/storefront/public/{merchantSlug}/manual-checkout',
+        '/v1/storefront/public/{merchantSlug}/order/{number}',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
