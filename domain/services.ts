@@ -1,4 +1,5 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBillingSettingsService } from './billing/settings';
 import { createBlogPostService } from './blog/service';
 import { createCheckoutSessionService } from './checkout/service';
 import { createHostedCheckoutService } from './checkout/hosted-page';
@@ -9,6 +10,7 @@ import { testimonials } from './credibility/testimonials';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
+import { createInvoiceService } from './invoices/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
@@ -61,6 +63,8 @@ export function createServices(deps: ServiceDeps) {
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),
+    invoices: createInvoiceService(deps),
+    billingSettings: createBillingSettingsService(deps),
   };
 }
 

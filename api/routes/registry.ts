@@ -5,12 +5,14 @@ import { testimonials } from '../../domain/credibility/testimonials';
 import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
+import { billingSettingsRouter } from './billing-settings/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
 import { deliveriesRouter } from './deliveries/router';
 import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
+import { billingInvoicesRouter, invoicesRouter } from './invoices/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
@@ -45,4 +47,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   checkoutSessionsRouter,
   customersRouter,
   plansRouter,
+  invoicesRouter,
+  billingInvoicesRouter,
+  billingSettingsRouter,
 ];
