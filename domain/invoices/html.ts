@@ -18,11 +18,12 @@ dl { display: grid; grid-template-columns: auto auto; gap: 2px 16px; margin: 0; 
 dt { font-weight: 600; }
 dd { margin: 0; text-align: right; }
 table { width: 100%; border-collapse: collapse; }
-th, td { padding: 8px 0; text-align: right; vertical-align: top; }
-th:first-child, td:first-child { text-align: left; overflow-wrap: anywhere; padding-right: 16px; }
+th, td { padding: 8px 0 8px 16px; text-align: right; vertical-align: top; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; overflow-wrap: anywhere; white-space: normal; padding-left: 0; }
 thead th { border-bottom: 1px solid #d4d4d8; }
 tbody td { border-bottom: 1px solid #f4f4f5; }
 .totals { margin-left: auto; width: 320px; margin-top: 16px; }
+.totals th, .totals td { border: 0; padding-top: 4px; padding-bottom: 4px; }
 .totals .total th, .totals .total td { font-weight: 700; font-size: 17px; border-top: 1px solid #d4d4d8; }
 .memo { white-space: pre-line; margin-top: 32px; overflow-wrap: anywhere; }
 .pay { margin-top: 32px; }

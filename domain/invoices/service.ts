@@ -41,7 +41,8 @@ function csvOf(rows: Readable): Readable {
       callback(null, [row.id, row.number, row.status, row.customerEmail ?? '', Number(row.amount), row.currency, row.issuedAt.toISOString(), row.paidAt?.toISOString() ?? '']);
     },
   });
-  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', escape_formulas: true });
+  // quote_record_delimiter: once a record delimiter is set, csv-stringify would quote only a whole CRLF, not a lone CR or LF.
+  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
   // Errors travel downstream so the response is cut, and a consumer that stops reading closes the cursor.
   rows.on('error', (err) => toRecord.destroy(err));
   toRecord.on('error', (err) => csv.destroy(err));
