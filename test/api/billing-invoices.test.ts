@@ -16,7 +16,18 @@ const SETTINGS = '/api/v1/account/billing';
 const SESSIONS = '/api/v1/payment/checkout-sessions';
 const DAY = 24 * 60 * 60 * 1000;
 
-type InvoiceDto = Record<string, unknown> & { id: string; number: string; status: string; amount: number; hostedUrl: string | null; metadata: Record<string, string> };
+type InvoiceDto = Record<string, unknown> & {
+  id: string;
+  number: string;
+  status: string;
+  amount: number;
+  taxAmount: number;
+  memo: string | null;
+  issuedAt: string;
+  dueAt: string | null;
+  hostedUrl: string | null;
+  metadata: Record<string, string>;
+};
 type Envelope<T> = { data: T; error: { code: string; message: string } | null };
 
 const post = <T = InvoiceDto>(path: string, key: string, body?: unknown, headers?: Record<string, string>) =>
@@ -140,8 +151,8 @@ describe('POST /v1/billing/invoices (manual issuance)', () => {
     const customer = await insertCustomer(ws);
     const res = await post(ISSUE, ws.secretKey, { customerId: customer.id, currency: 'IDR', lineItems: [{ description: 'Kelas', quantity: 1, unitAmount: 150_000 }] });
     expect(res.status).toBe(201);
-    const { issuedAt, dueAt, memo, metadata, taxAmount, amount } = res.body.data as { issuedAt: string; dueAt: string; memo: null; metadata: Record<string, string>; taxAmount: number; amount: number };
-    expect(Date.parse(dueAt) - Date.parse(issuedAt)).toBe(30 * DAY);
+    const { issuedAt, dueAt, memo, metadata, taxAmount, amount } = res.body.data;
+    expect(Date.parse(dueAt!) - Date.parse(issuedAt)).toBe(30 * DAY);
     expect({ memo, taxAmount, amount, keys: Object.keys(metadata) }).toEqual({ memo: null, taxAmount: 0, amount: 150_000, keys: ['checkoutSessionId'] });
   });
 
@@ -151,7 +162,7 @@ describe('POST /v1/billing/invoices (manual issuance)', () => {
     const taxOf = async (bps: number, unitAmount: number) => {
       await Account.update({ invoiceTaxRateBps: bps }, { where: { id: ws.accountId } });
       const res = await post(ISSUE, ws.secretKey, { customerId: customer.id, currency: 'USD', lineItems: [{ description: 'x', quantity: 1, unitAmount }] });
-      return (res.body.data as { taxAmount: number }).taxAmount;
+      return res.body.data.taxAmount;
     };
     // 10% of 5 = 0.5 → 1; of 4 = 0.4 → 0; 12.5% of 12 = 1.5 → 2; 11% of 12,345 = 1,357.95 → 1,358; 100% of 999 = 999.
     expect([await taxOf(1000, 5), await taxOf(1000, 4), await taxOf(1250, 12), await taxOf(1100, 12_345), await taxOf(10_000, 999)]).toEqual([1, 0, 2, 1358, 999]);
