@@ -9,6 +9,7 @@ import { insertBlogPost } from '../fixtures/blog';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
+import { insertInvoice } from '../fixtures/invoices';
 import { insertLicense } from '../fixtures/licenses';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -42,6 +43,7 @@ interface Owned {
   customerId: string;
   planId: string;
   planPriceId: string;
+  invoiceId: string;
 }
 
 interface Probe {
@@ -81,6 +83,11 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/plans/{id}': { params: (o) => ({ id: o.planId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
   '/v1/payment/plans/{id}/prices': { params: (o) => ({ id: o.planId }), methods: { post: { amount: 500, currency: 'IDR', interval: 'monthly' } } },
   '/v1/payment/plans/prices/{priceId}': { params: (o) => ({ priceId: o.planPriceId }), methods: { patch: { nickname: 'Taken over' } } },
+  '/v1/payment/invoices/{id}': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/pdf': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/html': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  // Open, so that a void would land if the ownership check let it through.
+  '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
 };
 
 interface Call {
@@ -171,6 +178,7 @@ beforeAll(async () => {
     checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
     customerId: (await insertCustomer(owner)).id,
     ...(await insertPlanWithPrice(owner)),
+    invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

@@ -83,6 +83,14 @@ describe('OpenAPI', () => {
         '/v1/payment/plans/{id}',
         '/v1/payment/plans/{id}/prices',
         '/v1/payment/plans/prices/{priceId}',
+        '/v1/payment/invoices',
+        '/v1/payment/invoices/export.csv',
+        '/v1/payment/invoices/{id}',
+        '/v1/payment/invoices/{id}/pdf',
+        '/v1/payment/invoices/{id}/html',
+        '/v1/billing/invoices',
+        '/v1/billing/invoices/{id}/void',
+        '/v1/account/billing',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
