@@ -1,4 +1,5 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBillingSettingsService } from './billing/settings';
 import { createBlogPostService } from './blog/service';
 import { createCheckoutSessionService } from './checkout/service';
 import { createHostedCheckoutService } from './checkout/hosted-page';
@@ -13,6 +14,7 @@ import { createDiscountCodeService } from './discounts/service';
 import { createStockService } from './inventory/service';
 import { createVariantService } from './inventory/variants';
 import { createWarehouseService } from './inventory/warehouses';
+import { createInvoiceService } from './invoices/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createManualCheckoutService } from './manual-orders/checkout';
@@ -75,6 +77,8 @@ export function createServices(deps: ServiceDeps) {
     manualOrders: createManualOrderService(deps),
     manualCheckout: createManualCheckoutService(deps),
     orderTracker: createOrderTrackerService(deps),
+    invoices: createInvoiceService(deps),
+    billingSettings: createBillingSettingsService(deps),
   };
 }
 

@@ -5,6 +5,7 @@ import { testimonials } from '../../domain/credibility/testimonials';
 import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
+import { billingSettingsRouter } from './billing-settings/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
@@ -12,6 +13,7 @@ import { deliveriesRouter } from './deliveries/router';
 import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { inventoryRouter } from './inventory/router';
+import { billingInvoicesRouter, invoicesRouter } from './invoices/router';
 import { licensesRouter } from './licenses/router';
 import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
@@ -51,4 +53,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   plansRouter,
   inventoryRouter,
   manualOrdersRouter,
+  invoicesRouter,
+  billingInvoicesRouter,
+  billingSettingsRouter,
 ];

@@ -102,7 +102,7 @@ describe('accountId on every resource object', () => {
         Object.values(ops).flatMap((op) => Object.values(op.responses['200']?.content ?? {}).flatMap((c) => resourceSchemas(document, c.schema).map((r) => r.name))),
       ),
     );
-    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery']));
+    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery', 'Invoice']));
   });
 
   it('the check fails for a resource schema without accountId', async () => {
@@ -136,7 +136,7 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
-    await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
+    const customer = await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
     await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
     await post('/api/v1/modules', { module: 'fulfillment', enabled: true });
     const warehouse = await post('/api/v1/inventory/warehouses', { name: 'Main' });
@@ -150,6 +150,7 @@ describe('accountId on every resource object', () => {
     });
     expect(order.status).toBe(201);
     created.add(order.body.data.id);
+    await post('/api/v1/billing/invoices', { customerId: customer.id, currency: 'IDR', lineItems: [{ description: 'Setup', quantity: 1, unitAmount: 100_000 }] });
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.

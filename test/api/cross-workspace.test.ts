@@ -10,6 +10,7 @@ import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
+import { insertInvoice } from '../fixtures/invoices';
 import { insertLicense } from '../fixtures/licenses';
 import { insertManualOrder } from '../fixtures/manual-orders';
 import { insertReferralLink } from '../fixtures/referrals';
@@ -47,6 +48,7 @@ interface Owned {
   warehouseId: string;
   variantId: string;
   manualOrderId: string;
+  invoiceId: string;
 }
 
 interface Probe {
@@ -93,6 +95,11 @@ const PROBES: Record<string, Probe> = {
   },
   '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
   '/v1/manual-orders/{id}': { params: (o) => ({ id: o.manualOrderId }), methods: { get: null, patch: { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Taken over' } } },
+  '/v1/payment/invoices/{id}': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/pdf': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/html': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  // Open, so that a void would land if the ownership check let it through.
+  '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
 };
 
 interface Call {
@@ -187,6 +194,7 @@ beforeAll(async () => {
     // Not the default, so that only the ownership check stands between a DELETE and the archive.
     variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
     manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
+    invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
   };
   // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
   await enableFulfillment(owner);

@@ -97,6 +97,14 @@ describe('OpenAPI', () => {
         '/v1/manual-orders/{id}',
         '/v1/storefront/public/{merchantSlug}/manual-checkout',
         '/v1/storefront/public/{merchantSlug}/order/{number}',
+        '/v1/payment/invoices',
+        '/v1/payment/invoices/export.csv',
+        '/v1/payment/invoices/{id}',
+        '/v1/payment/invoices/{id}/pdf',
+        '/v1/payment/invoices/{id}/html',
+        '/v1/billing/invoices',
+        '/v1/billing/invoices/{id}/void',
+        '/v1/account/billing',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
