@@ -9,6 +9,7 @@ import { createDiscountCodeService } from './discounts/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
+import { createPayoutService } from './payouts/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -53,6 +54,7 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
+    payouts: createPayoutService(deps),
   };
 }
 

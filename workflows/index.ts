@@ -5,3 +5,5 @@ export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
+export { settlement } from './settlement';
+export { payout } from './payout';

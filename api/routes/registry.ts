@@ -11,6 +11,7 @@ import { deliveriesRouter } from './deliveries/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { licensesRouter } from './licenses/router';
 import { modulesRouter } from './modules/router';
+import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontPublicRouter } from './storefront-public/router';
@@ -39,4 +40,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   discountCodesRouter,
   blogPostsRouter,
   licensesRouter,
+  payoutsRouter,
 ];

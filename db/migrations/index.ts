@@ -14,6 +14,7 @@ import * as blogPosts from './0012-blog-posts';
 import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
+import * as payouts from './0018-payouts';
 
 export interface Migration {
   name: string;
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   { name: '0013-email-log', ...emailLog },
   { name: '0014-licences', ...licences },
   { name: '0015-checkout', ...checkout },
+  { name: '0018-payouts', ...payouts },
 ];

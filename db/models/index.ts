@@ -12,6 +12,8 @@ export { CHECKOUT_STATUSES, PAYMENT_METHODS } from './checkout-session';
 export type { DeliveryKind } from './delivery';
 export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';
+export type { PayoutBackend, PayoutStatus } from './payout';
+export { PAYOUT_STATUSES } from './payout';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
 export type { WebhookAttemptStatus } from './webhook-delivery-attempt';

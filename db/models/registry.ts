@@ -16,6 +16,8 @@ export { Event } from './event';
 export { IdempotencyKey } from './idempotency-key';
 export { License } from './license';
 export { PortfolioItem } from './portfolio-item';
+export { Payout } from './payout';
+export { PayoutBankAccount } from './payout-bank-account';
 export { Product } from './product';
 export { ProductFile } from './product-file';
 export { ReferralLink } from './referral-link';
