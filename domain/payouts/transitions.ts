@@ -63,7 +63,9 @@ export async function movePayout(deps: TransitionDeps, tenant: Tenant, payoutId:
       });
     }
     if (payout.status !== rule.from) {
-      throw new AppError('INVALID_STATE', `This payout is ${payout.status}; only a ${rule.from} payout can be ${rule.done}`, { status: payout.status });
+      throw new AppError('INVALID_STATE', `This payout is ${payout.status}; only ${rule.from === 'pending' ? 'a' : 'an'} ${rule.from} payout can be ${rule.done}`, {
+        status: payout.status,
+      });
     }
     await payout.update(changesOf(move, now), { transaction: tx });
     if (move.to === 'failed' || move.to === 'cancelled') {
