@@ -1,5 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { hashKey } from '../../lib/api-key-secrets';
+import { requireEncryptionKey } from '../../lib/config';
+import { createCryptoBox } from '../../lib/crypto-box';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
@@ -8,6 +10,7 @@ import { insertProduct, insertProductFile } from '../fixtures/products';
 import { insertBlogPost } from '../fixtures/blog';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertLicense } from '../fixtures/licenses';
+import { insertPayoutRow } from '../fixtures/payouts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -36,6 +39,7 @@ interface Owned {
   blogPostId: string;
   licenseKey: string;
   deliveryId: string;
+  payoutId: string;
 }
 
 interface Probe {
@@ -67,6 +71,11 @@ const PROBES: Record<string, Probe> = {
   '/v1/referral-links/{id}': { params: (o) => ({ id: o.referralLinkId }), methods: { get: null, patch: { label: 'Taken over' }, delete: null } },
   '/v1/storefront/licenses/{key}': { params: (o) => ({ key: o.licenseKey }), methods: { get: null, delete: null } },
   '/v1/storefront/deliveries/{id}': { params: (o) => ({ id: o.deliveryId }), methods: { get: null } },
+  '/v1/payouts/{id}': { params: (o) => ({ id: o.payoutId }), methods: { get: null } },
+  '/v1/payouts/{id}/cancel': { params: (o) => ({ id: o.payoutId }), methods: { post: null } },
+  '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-failed': { params: (o) => ({ id: o.payoutId }), methods: { post: { failureReason: 'Taken over' } } },
 };
 
 interface Call {
@@ -153,6 +162,7 @@ beforeAll(async () => {
     blogPostId: (await insertBlogPost(owner)).id,
     licenseKey: (await insertLicense(owner, productId)).key,
     deliveryId: (await insertDelivery(t.ctx.sequelize, owner, productId, { session: null })).id,
+    payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
   };
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });

@@ -70,6 +70,14 @@ describe('OpenAPI', () => {
         '/v1/storefront/deliveries',
         '/v1/storefront/deliveries/{id}',
         '/v1/storefront/public/downloads/{token}',
+        '/v1/payouts',
+        '/v1/payouts/balance',
+        '/v1/payouts/bank-account',
+        '/v1/payouts/{id}',
+        '/v1/payouts/{id}/cancel',
+        '/v1/payouts/{id}/mark-in-transit',
+        '/v1/payouts/{id}/mark-paid',
+        '/v1/payouts/{id}/mark-failed',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
