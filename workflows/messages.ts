@@ -162,8 +162,10 @@ export interface SettlementInput {
 
 /** When the credit becomes available: its ledger time plus the environment's delay, fixed once by an activity. */
 export interface SettlementSchedule {
-  /** ISO 8601. */
+  /** ISO 8601, for the operator reading the history. */
   dueAt: string;
+  /** From the activity's read to `dueAt` (0 when already due): the workflow's timer. */
+  waitMs: number;
 }
 
 /** What the settlement moved to `available` (0 when refunds had already taken all of it). */

@@ -19,10 +19,8 @@ const steps = proxyActivities<Activities>({
  * that session to `available` in one ledger row, exactly once (docs/decisions/payouts.md).
  */
 export async function settlement(input: SettlementInput): Promise<SettlementResult> {
-  const { dueAt } = await steps.scheduleSettlement(input);
-  // Workflow time (deterministic), so a replay waits for the same timer.
-  // eslint-disable-next-line no-restricted-properties
-  const wait = Date.parse(dueAt) - Date.now();
-  if (wait > 0) await sleep(wait);
+  // Measured by the database that stamped the credit, so a clock apart from Temporal's cannot shift it.
+  const { waitMs } = await steps.scheduleSettlement(input);
+  if (waitMs > 0) await sleep(waitMs);
   return steps.settleCheckoutCredit(input);
 }

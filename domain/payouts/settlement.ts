@@ -29,7 +29,8 @@ export function recordSettlementStart(tx: Transaction, tenant: Tenant, { session
 
 /**
  * When the session's credit settles: the credit's ledger time plus the delay, so a start delayed by a Temporal
- * outage settles no later for it. Null when the session has no credit (no settlement start is recorded without one).
+ * outage settles no later for it, and how long that is from now, both by the database's clock (the one that stamped
+ * the credit). Null when the session has no credit (no settlement start is recorded without one).
  */
 export async function settlementSchedule(
   sequelize: Sequelize,
@@ -37,13 +38,14 @@ export async function settlementSchedule(
   tenant: Tenant,
   sessionId: string,
 ): Promise<SettlementSchedule | null> {
-  const [credit] = await sequelize.query<{ createdAt: Date }>(
-    `SELECT created_at AS "createdAt" FROM balance_transactions
+  const [credit] = await sequelize.query<{ dueAt: Date; waitMs: number }>(
+    `SELECT created_at + make_interval(secs => $4::float8 / 1000) AS "dueAt",
+            greatest(0, ceil(extract(epoch FROM created_at + make_interval(secs => $4::float8 / 1000) - now()) * 1000))::float8 AS "waitMs"
+       FROM balance_transactions
       WHERE checkout_session_id = $1 AND type = 'checkout_credit' AND account_id = $2 AND environment = $3`,
-    { bind: [sessionId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT },
+    { bind: [sessionId, tenant.accountId, tenant.environment, settlementDelayMs(config, tenant.environment)], type: QueryTypes.SELECT },
   );
-  if (!credit) return null;
-  return { dueAt: new Date(credit.createdAt.getTime() + settlementDelayMs(config, tenant.environment)).toISOString() };
+  return credit ? { dueAt: credit.dueAt.toISOString(), waitMs: credit.waitMs } : null;
 }
 
 /**
