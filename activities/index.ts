@@ -12,6 +12,7 @@ import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
 import { createManualOrderActivities } from './manual-orders';
+import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
 /** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
@@ -58,5 +59,6 @@ export function createActivities(deps: ActivityDeps) {
     createEmailActivities(deps),
     createCheckoutActivities(deps),
     createManualOrderActivities(deps),
+    createPayoutActivities(deps),
   );
 }

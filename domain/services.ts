@@ -22,6 +22,7 @@ import { createManualOrderService } from './manual-orders/service';
 import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
+import { createPayoutService } from './payouts/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -79,6 +80,7 @@ export function createServices(deps: ServiceDeps) {
     orderTracker: createOrderTrackerService(deps),
     invoices: createInvoiceService(deps),
     billingSettings: createBillingSettingsService(deps),
+    payouts: createPayoutService(deps),
   };
 }
 

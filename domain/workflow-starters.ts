@@ -7,18 +7,22 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
+  payoutMoved,
   workflowIds,
   type AiGenerationTarget,
   type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
   type ManualOrderInput,
+  type PayoutMove,
+  type PayoutWorkflowInput,
+  type SettlementInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -34,6 +38,12 @@ export interface DurableStartInputs {
   /** Signal-with-start of the session's workflow: the session committed as `completed`. */
   checkoutCompleted: CheckoutSessionInput;
   manualOrder: ManualOrderInput;
+  /** Started with the checkout credit: the session's amount settles after the environment's delay. */
+  settlement: SettlementInput;
+  /** Started with the payout. */
+  payout: PayoutWorkflowInput;
+  /** Signal-with-start of the payout's workflow: the payout's row committed a move. */
+  payoutMoved: PayoutWorkflowInput & PayoutMove;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -51,6 +61,9 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
   checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
   manualOrder: { workflowId: (input) => workflowIds.manualOrder(input.orderId), start: (starters, _accountId, input) => starters.manualOrder(input) },
+  settlement: { workflowId: (input) => workflowIds.settlement(input.sessionId), start: (starters, _accountId, input) => starters.settlement(input) },
+  payout: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payout(input) },
+  payoutMoved: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payoutMoved(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -178,6 +191,34 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         workflowId: workflowIds.manualOrder(input.orderId),
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `settlement:<cs>`; never reused, so a repeated start settles nothing twice. */
+    settlement(input: SettlementInput): Promise<boolean> {
+      return start<typeof settlement>('settlement', input.accountId, {
+        workflowId: workflowIds.settlement(input.sessionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `payout:<pout>`, started with the payout; never reused (a move's signal-with-start may have started it already). */
+    payout(input: PayoutWorkflowInput): Promise<boolean> {
+      return start<typeof payout>('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The payout's row committed a move: tell its workflow (starting it, should its start not have happened yet). */
+    payoutMoved({ status, ...input }: PayoutWorkflowInput & PayoutMove): Promise<boolean> {
+      return signalOnce('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        signal: payoutMoved.name,
+        signalArgs: [{ status }],
       });
     },
 

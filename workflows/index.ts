@@ -6,3 +6,5 @@ export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
 export { manualOrder } from './manual-order';
+export { settlement } from './settlement';
+export { payout } from './payout';

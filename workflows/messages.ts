@@ -27,6 +27,10 @@ export const workflowIds = {
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
   /** The paid-checkout fulfilment of one confirmed manual order; never reused, so it runs once. */
   manualOrder: (orderId: string) => `manual-order:${orderId}`,
+  /** One per completed session: its amount moves from pending to available once, after the settlement delay. */
+  settlement: (sessionId: string) => `settlement:${sessionId}`,
+  /** One per payout, for its whole life: it follows the payout's moves until a final status. */
+  payout: (payoutId: string) => `payout:${payoutId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -164,3 +168,54 @@ export interface ManualOrderFulfilmentPlan {
 }
 
 export type ManualOrderOutcome = 'fulfilled';
+
+// settlement ---------------------------------------------------------------------------------------------
+
+/** A completed session whose credit (`checkout_credit` in the ledger) is to settle. */
+export interface SettlementInput {
+  accountId: string;
+  environment: Environment;
+  sessionId: string;
+}
+
+/** When the credit becomes available: its ledger time plus the environment's delay, fixed once by an activity. */
+export interface SettlementSchedule {
+  /** ISO 8601, for the operator reading the history. */
+  dueAt: string;
+  /** From the activity's read to `dueAt` (0 when already due): the workflow's timer. */
+  waitMs: number;
+}
+
+/** What the settlement moved to `available` (0 when refunds had already taken all of it). */
+export interface SettlementResult {
+  settledAmount: number;
+  currency: string;
+}
+
+// payout -------------------------------------------------------------------------------------------------
+
+export type PayoutWorkflowStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'cancelled';
+
+export interface PayoutWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  payoutId: string;
+}
+
+/** A move the payout's row committed (its status after the move); recorded with the move, so never lost. */
+export interface PayoutMove {
+  status: PayoutWorkflowStatus;
+}
+
+/** The payout's row moved (manual: the merchant's mark and cancel routes): the workflow follows it. */
+export const payoutMoved = defineSignal<[PayoutMove]>('payoutMoved');
+
+export interface PayoutWorkflowState {
+  /** The furthest status the workflow has been told of. */
+  status: PayoutWorkflowStatus;
+}
+
+export const payoutStateQuery = defineQuery<PayoutWorkflowState>('payoutState');
+
+/** The payout's final status. */
+export type PayoutOutcome = 'paid' | 'failed' | 'cancelled';

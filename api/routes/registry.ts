@@ -18,6 +18,7 @@ import { licensesRouter } from './licenses/router';
 import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
+import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontOrdersRouter } from './storefront-orders/router';
@@ -56,4 +57,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   invoicesRouter,
   billingInvoicesRouter,
   billingSettingsRouter,
+  payoutsRouter,
 ];

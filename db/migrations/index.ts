@@ -16,6 +16,7 @@ import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
 import * as manualOrders from './0016-manual-orders';
 import * as inventory from './0017-inventory';
+import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
 
 export interface Migration {
@@ -43,5 +44,6 @@ export const migrations: Migration[] = [
   { name: '0015-checkout', ...checkout },
   { name: '0016-manual-orders', ...manualOrders },
   { name: '0017-inventory', ...inventory },
+  { name: '0018-payouts', ...payouts },
   { name: '0019-billing', ...billing },
 ];

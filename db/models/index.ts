@@ -18,6 +18,8 @@ export { INVOICE_STATUSES } from './invoice';
 export { BILLING_INTERVALS } from './plan';
 export type { EmailStatus } from './email-message';
 export type { DiscountScope, DiscountType } from './discount-code';
+export type { PayoutBackend, PayoutStatus } from './payout';
+export { PAYOUT_STATUSES } from './payout';
 export type { AiStatus, Currency, ProductType } from './product';
 export type { ProductFileSource } from './product-file';
 export type { StockActorType, StockMoveKind } from './stock-movement';

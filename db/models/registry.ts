@@ -21,6 +21,8 @@ export { License } from './license';
 export { PlanPrice } from './plan-price';
 export { ManualOrder } from './manual-order';
 export { PortfolioItem } from './portfolio-item';
+export { Payout } from './payout';
+export { PayoutBankAccount } from './payout-bank-account';
 export { Product } from './product';
 export { ProductFile } from './product-file';
 export { ReferralLink } from './referral-link';

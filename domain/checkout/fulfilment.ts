@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids';
 import { createDownloadLinks } from '../deliveries/links';
 import { redeemDiscount } from '../discounts/redeem';
 import { createEmailQueue } from '../email/queue';
+import { recordSettlementStart } from '../payouts/settlement';
 import { recordReferralConversion } from '../referrals/service';
 import { toCheckoutSessionDto } from './dto';
 import { deliverLine } from './fulfilment-delivery';
@@ -109,7 +110,8 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
       }
       case FULFILMENT_STEPS.balance: {
         const id = newId('txn');
-        // No fees in local mode: the net amount is the amount paid. Settlement to `available` is the payouts' part.
+        // No fees in local mode: the net amount is the amount paid. It settles to `available` after the
+        // environment's delay, through the settlement workflow recorded with the credit.
         await appendLedgerEntry(tx, tenant, {
           id,
           type: 'checkout_credit',
@@ -119,6 +121,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
           pendingDelta: session.amount,
           availableDelta: 0,
         });
+        await recordSettlementStart(tx, tenant, { sessionId: session.id });
         return { balanceTransactionId: id };
       }
       case FULFILMENT_STEPS.completedEvent: {

@@ -4,6 +4,7 @@ import { recordAttempt } from '../../domain/webhooks/deliveries';
 import { http, useTestApi } from '../helpers/context';
 import { RESOURCES } from '../helpers/credibility';
 import { insertDelivery } from '../fixtures/deliveries';
+import { fundAvailable } from '../fixtures/payouts';
 import { issueLicense } from '../../domain/licenses/issue';
 
 /**
@@ -103,6 +104,7 @@ describe('accountId on every resource object', () => {
       ),
     );
     expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery', 'Invoice']));
+    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery', 'Payout']));
   });
 
   it('the check fails for a resource schema without accountId', async () => {
@@ -156,6 +158,16 @@ describe('accountId on every resource object', () => {
     // No API creates a delivery either; fulfilment writes the row.
     created.add((await insertDelivery(t.ctx.sequelize, ws, String(product.id), { session: null })).id);
     await post('/api/v1/payment/checkout-sessions', { amount: 1000, currency: 'USD', description: 'Ebook', customerEmail: 'buyer@example.com', productId: product.id });
+    // A payout needs money that has settled (fulfilment credits it; the fixture settles it at once) and a bank account.
+    await fundAvailable(t.ctx.sequelize, ws, 5_000);
+    const bank = await http<{ data: { accountId: string } }>(t.api.baseUrl, 'PATCH', '/api/v1/payouts/bank-account', {
+      key,
+      body: { bankName: 'Bank', bankAccountNumber: '123', bankAccountHolder: 'Holder' },
+    });
+    expect(bank.body.data.accountId).toBe(ws.accountId);
+    await post('/api/v1/payouts', { amount: 1_000, currency: 'USD' });
+    const balances = await http<{ data: Array<{ accountId: string }> }>(t.api.baseUrl, 'GET', '/api/v1/payouts/balance', { key });
+    expect(balances.body.data.map((b) => b.accountId)).toEqual([ws.accountId]);
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -227,6 +239,8 @@ describe('accountId on every resource object', () => {
         'sk GET /v1/inventory/warehouses/{id}',
         'sk GET /v1/inventory/variants/{id}',
         'sk GET /v1/inventory/movements',
+        'sk GET /v1/payouts',
+        'sk GET /v1/payouts/{id}',
       ]),
     );
 

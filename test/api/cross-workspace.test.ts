@@ -1,5 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { hashKey } from '../../lib/api-key-secrets';
+import { requireEncryptionKey } from '../../lib/config';
+import { createCryptoBox } from '../../lib/crypto-box';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
@@ -13,6 +15,7 @@ import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/i
 import { insertInvoice } from '../fixtures/invoices';
 import { insertLicense } from '../fixtures/licenses';
 import { insertManualOrder } from '../fixtures/manual-orders';
+import { insertPayoutRow } from '../fixtures/payouts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -49,6 +52,7 @@ interface Owned {
   variantId: string;
   manualOrderId: string;
   invoiceId: string;
+  payoutId: string;
 }
 
 interface Probe {
@@ -100,6 +104,11 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/invoices/{id}/html': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
   // Open, so that a void would land if the ownership check let it through.
   '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
+  '/v1/payouts/{id}': { params: (o) => ({ id: o.payoutId }), methods: { get: null } },
+  '/v1/payouts/{id}/cancel': { params: (o) => ({ id: o.payoutId }), methods: { post: null } },
+  '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-failed': { params: (o) => ({ id: o.payoutId }), methods: { post: { failureReason: 'Taken over' } } },
 };
 
 interface Call {
@@ -195,6 +204,7 @@ beforeAll(async () => {
     variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
     manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
     invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
+    payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
   };
   // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
   await enableFulfillment(owner);

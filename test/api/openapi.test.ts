@@ -105,6 +105,14 @@ describe('OpenAPI', () => {
         '/v1/billing/invoices',
         '/v1/billing/invoices/{id}/void',
         '/v1/account/billing',
+        '/v1/payouts',
+        '/v1/payouts/balance',
+        '/v1/payouts/bank-account',
+        '/v1/payouts/{id}',
+        '/v1/payouts/{id}/cancel',
+        '/v1/payouts/{id}/mark-in-transit',
+        '/v1/payouts/{id}/mark-paid',
+        '/v1/payouts/{id}/mark-failed',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
