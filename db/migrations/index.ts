@@ -16,6 +16,7 @@ import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
 import * as inventory from './0017-inventory';
 import * as billing from './0019-billing';
+import * as reservations from './0022-reservations';
 
 export interface Migration {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   { name: '0015-checkout', ...checkout },
   { name: '0017-inventory', ...inventory },
   { name: '0019-billing', ...billing },
+  { name: '0022-reservations', ...reservations },
 ];

@@ -3,6 +3,7 @@ import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
 import type { DownloadLinks } from '../deliveries/links';
+import { lineLabel } from './dto';
 
 /**
  * A stored value as one line of at most `max` characters for the e-mail's checked payload: the session was
@@ -41,11 +42,11 @@ export async function checkoutReceipt(
     const delivery = byLine.get(line.lineKey);
     const fileName = delivery?.fileId ? files.get(delivery.fileId) : undefined;
     if (delivery && delivery.kind === 'download' && fileName) downloads.push({ name: oneLine(fileName, 300) || 'Download', url: links.sign(delivery.id, now).url });
-    if (delivery?.licenseKey) licenceKeys.push({ product: oneLine(line.name, 300) || 'Licence', key: delivery.licenseKey });
+    if (delivery?.licenseKey) licenceKeys.push({ product: oneLine(lineLabel(line), 300) || 'Licence', key: delivery.licenseKey });
   }
 
   const lines = session.lineItems.length
-    ? session.lineItems.map((line) => ({ name: oneLine(line.name, 300) || 'Item', quantity: line.quantity, amount: line.amount }))
+    ? session.lineItems.map((line) => ({ name: oneLine(lineLabel(line), 300) || 'Item', quantity: line.quantity, amount: line.amount }))
     : [{ name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
   const buyerName = session.customerName ? oneLine(session.customerName, 200) : '';
   return {
