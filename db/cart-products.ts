@@ -14,6 +14,17 @@ export interface CartProduct {
   price: number;
   currency: Currency;
   tags: string[];
+  /** Set by its first variant and never cleared (the default variant cannot be archived). */
+  hasVariants: boolean;
+}
+
+/** What pricing a cart needs of a variant: its name and its price delta in whole units of the product's currency. */
+export interface CartVariant {
+  id: string;
+  productId: string;
+  name: string;
+  priceDelta: number;
+  isDefault: boolean;
 }
 
 /** A product a buyer can put in a cart: own, published and not archived. */
@@ -22,10 +33,27 @@ const BUYABLE = 'account_id = :accountId AND environment = :environment AND publ
 /** The products among `ids` a buyer can put in a cart (own, published, not archived). Others are absent. */
 export async function readCartProducts(sequelize: Sequelize, tenant: Tenant, ids: string[], transaction?: Transaction): Promise<Map<string, CartProduct>> {
   const rows = await sequelize.query<Omit<CartProduct, 'price'> & { price: string }>(
-    `SELECT id, name, type, license_enabled AS "licenseEnabled", price, currency, tags FROM products WHERE id IN (:ids) AND ${BUYABLE}`,
+    `SELECT id, name, type, license_enabled AS "licenseEnabled", price, currency, tags, has_variants AS "hasVariants" FROM products WHERE id IN (:ids) AND ${BUYABLE}`,
     { type: QueryTypes.SELECT, replacements: { ids, accountId: tenant.accountId, environment: tenant.environment }, transaction },
   );
   return new Map(rows.map((row) => [row.id, { ...row, price: Number(row.price) }]));
+}
+
+/** The active (non-archived) variants of `productIds` in the tenant, by product id. A product without any is absent. */
+export async function readCartVariants(sequelize: Sequelize, tenant: Tenant, productIds: string[], transaction?: Transaction): Promise<Map<string, CartVariant[]>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await sequelize.query<Omit<CartVariant, 'priceDelta'> & { priceDelta: string }>(
+    `SELECT id, product_id AS "productId", name, price_delta AS "priceDelta", is_default AS "isDefault" FROM variants
+      WHERE product_id IN (:productIds) AND account_id = :accountId AND environment = :environment AND NOT archived
+      ORDER BY id`,
+    { type: QueryTypes.SELECT, replacements: { productIds, accountId: tenant.accountId, environment: tenant.environment }, transaction },
+  );
+  const byProduct = new Map<string, CartVariant[]>();
+  for (const row of rows) {
+    const variant = { ...row, priceDelta: Number(row.priceDelta) };
+    byProduct.set(row.productId, [...(byProduct.get(row.productId) ?? []), variant]);
+  }
+  return byProduct;
 }
 
 /** The id of the product a buyer can buy under this slug in this store; undefined when there is none. */

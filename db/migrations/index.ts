@@ -18,6 +18,7 @@ import * as manualOrders from './0016-manual-orders';
 import * as inventory from './0017-inventory';
 import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
+import * as reservations from './0022-reservations';
 
 export interface Migration {
   name: string;
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   { name: '0017-inventory', ...inventory },
   { name: '0018-payouts', ...payouts },
   { name: '0019-billing', ...billing },
+  { name: '0022-reservations', ...reservations },
 ];

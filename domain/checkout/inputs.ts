@@ -48,7 +48,12 @@ export const CreateCheckoutSessionBody = z
       .meta({ description: 'Allowed methods, in the order the picker shows them; empty or absent: all' }),
     paymentMethod: paymentMethod.optional().meta({ description: 'Forces one method (the picker is skipped); must be among paymentMethods when both are sent' }),
     productId: id.optional().meta({ description: 'The product this payment buys (own, published, not archived): the session gets one line of it and fulfils it' }),
-    variantId: id.optional().meta({ description: 'Only with productId; no variants exist yet, so any value is refused' }),
+    variantId: id
+      .optional()
+      .meta({
+        description:
+          'Only with productId: an active variant of it; omitted: its default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the create is 409 INSUFFICIENT_STOCK',
+      }),
     quantity: z.int().min(1).max(MAX_QUANTITY).optional().meta({ description: 'Only with productId; default 1' }),
     successUrl: redirectUrl.optional(),
     cancelUrl: redirectUrl.optional(),

@@ -3,6 +3,7 @@ import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
 import type { DownloadLinks } from '../deliveries/links';
+import { lineLabel } from './dto';
 
 /**
  * A stored value as one line of at most `max` characters for the e-mail's checked payload: the session was
@@ -72,7 +73,9 @@ export async function purchaseReceipt(
 
 /** A fulfilled session's receipt: its lines, or its description for a session without lines. */
 export function checkoutReceipt(tx: Transaction, tenant: Tenant, session: CheckoutSession, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
-  const lines = session.lineItems.length ? session.lineItems : [{ lineKey: '', name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
+  const lines = session.lineItems.length
+    ? session.lineItems.map((line) => ({ lineKey: line.lineKey, name: lineLabel(line), quantity: line.quantity, amount: line.amount }))
+    : [{ lineKey: '', name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
   return purchaseReceipt(
     tx,
     tenant,

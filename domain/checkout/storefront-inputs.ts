@@ -55,7 +55,10 @@ const metadata = stringMap({ keyMax: 40, maxKeys: METADATA_MAX_KEYS, value: mult
 const variantId = singleLine({ min: 1, max: 100, trim: false })
   .nullable()
   .optional()
-  .meta({ description: 'Products have no variants until the inventory module adds them: any value is refused for now' });
+  .meta({
+    description:
+      'An active variant of the product (priced at price + priceDelta); omitted or null: the product’s default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the checkout is 409 INSUFFICIENT_STOCK',
+  });
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
 

@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../service-deps';
 import { resolveStorefront } from '../storefront/merchant';
 import { startRecordedNow } from '../workflow-starts';
 import { insertCheckoutSession } from './create';
+import { lineLabel } from './dto';
 import { hostedCheckoutUrl } from './payment-backend';
 import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from './pricing';
 import { toShippingAddress, type BuyNowBody, type CartCheckoutBody } from './storefront-inputs';
@@ -17,7 +18,7 @@ const DESCRIPTION_NAMES = 3;
 
 /** What the buyer reads on the hosted page and the merchant in the list: the product, or the first few of a cart. */
 export function describeLines(lines: PricedCart['lines']): string {
-  const names = lines.slice(0, DESCRIPTION_NAMES).map((line) => (line.quantity > 1 ? `${line.name} × ${line.quantity}` : line.name));
+  const names = lines.slice(0, DESCRIPTION_NAMES).map((line) => (line.quantity > 1 ? `${lineLabel(line)} × ${line.quantity}` : lineLabel(line)));
   const rest = lines.length - DESCRIPTION_NAMES;
   return rest > 0 ? `${names.join(', ')} and ${rest} more` : names.join(', ');
 }

@@ -144,6 +144,8 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: CartCheckoutBody,
       response: CheckoutCreated,
       status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
     })
     .add({
@@ -156,6 +158,8 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: BuyNowBody,
       response: CheckoutCreated,
       status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),
     })
     .add({

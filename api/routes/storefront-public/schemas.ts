@@ -102,7 +102,10 @@ export const ValidateDiscountBody = z
         z
           .object({
             productId: singleLine({ min: 1, max: 100, trim: false }),
-            variantId: singleLine({ min: 1, max: 100, trim: false }).nullable().optional(),
+            variantId: singleLine({ min: 1, max: 100, trim: false })
+              .nullable()
+              .optional()
+              .meta({ description: 'An active variant of the product (priced at price + priceDelta); omitted or null: its default variant when it has variants' }),
             quantity: z.int().min(1).max(MAX_LINE_QUANTITY),
           })
           .strict(),
