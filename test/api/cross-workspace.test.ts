@@ -151,27 +151,28 @@ type Rows = Record<string, unknown>[];
  * Every row the workspace holds, in every table with an account_id, plus its account row. The calling
  * key's own lastUsedAt is left out: using a key records that it was used.
  */
-async function snapshot(accountId: string, callerKey: string): Promise<Record<string, Rows>> {
-  const tables = await t.ctx.sequelize.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY table_name`,
-    { type: QueryTypes.SELECT },
-  );
-  const callerHash = hashKey(callerKey);
-  const result: Record<string, Rows> = {
-    accounts: await rowsOf(`SELECT to_jsonb(a) AS row FROM accounts a WHERE id = :accountId`, accountId),
-  };
-  for (const { table_name: table } of tables) {
-    const rows = await rowsOf(`SELECT to_jsonb(t) AS row FROM "${table}" t WHERE account_id = :accountId`, accountId);
-    result[table] = rows
-      .map((row) => (row.key_hash === callerHash ? { ...row, last_used_at: '(the caller)' } : row))
-      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-  }
-  return result;
-}
+let tenantTables: string[] | undefined;
 
-async function rowsOf(sql: string, accountId: string): Promise<Rows> {
-  const rows = await t.ctx.sequelize.query<{ row: Record<string, unknown> }>(sql, { type: QueryTypes.SELECT, replacements: { accountId } });
-  return rows.map((r) => r.row);
+/** Every row of the workspace in every table with an `account_id`, read in one statement (two per probed call). */
+async function snapshot(accountId: string, callerKey: string): Promise<Record<string, Rows>> {
+  tenantTables ??= (
+    await t.ctx.sequelize.query<{ table_name: string }>(
+      `SELECT DISTINCT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY table_name`,
+      { type: QueryTypes.SELECT },
+    )
+  ).map((r) => r.table_name);
+  const callerHash = hashKey(callerKey);
+  const selects = [`SELECT 'accounts' AS source, to_jsonb(a) AS row FROM accounts a WHERE id = :accountId`].concat(
+    tenantTables.map((table) => `SELECT '${table}' AS source, to_jsonb(t) AS row FROM "${table}" t WHERE account_id = :accountId`),
+  );
+  const rows = await t.ctx.sequelize.query<{ source: string; row: Record<string, unknown> }>(selects.join(' UNION ALL '), {
+    type: QueryTypes.SELECT,
+    replacements: { accountId },
+  });
+  const result: Record<string, Rows> = Object.fromEntries(['accounts', ...tenantTables].map((table) => [table, [] as Rows]));
+  for (const { source, row } of rows) result[source]!.push(row.key_hash === callerHash ? { ...row, last_used_at: '(the caller)' } : row);
+  for (const table of Object.keys(result)) result[table]!.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return result;
 }
 
 let owner: CreatedWorkspace;
