@@ -4,7 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-const run = promisify(execFile);
+const exec = promisify(execFile);
+
+/** A poppler tool; its absence says how to install it rather than failing with a bare ENOENT. */
+async function run(tool: string, args: string[]): Promise<{ stdout: string }> {
+  try {
+    return await exec(tool, args);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${tool} is missing: the label tests need Debian's poppler-utils. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y poppler-utils\`.`);
+    }
+    throw err;
+  }
+}
 
 /** poppler-utils (pdftotext, pdftoppm): scripts/provision.sh installs Debian's package. */
 async function withPdf<T>(pdf: Buffer, fn: (file: string, dir: string) => Promise<T>): Promise<T> {
