@@ -383,7 +383,7 @@ describe('shipments', () => {
     for (const expected of [`Waybill ${waybill}`, 'JNE - Reguler', 'Budi Santoso', 'Jl. Kemang Raya 5', 'Gudang Utama', 'Jl. Gatot Subroto 12', '2 x Ceramic mug', 'Total weight 800 g', id]) {
       expect(text).toContain(expected);
     }
-    const [encoded] = bwipjs.raw({ bcid: 'code128', text: waybill });
+    const [encoded] = bwipjs.raw({ bcid: 'code128', text: waybill }) as { sbs: number[] }[];
     expect(await barcodeModules(pdf)).toEqual(encoded!.sbs);
 
     // A tampered link is refused.
