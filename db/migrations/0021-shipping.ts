@@ -67,7 +67,8 @@ export async function up(qi: QueryInterface): Promise<void> {
     );
     -- One shipment per line of a checkout session, also under retried fulfilment steps.
     CREATE UNIQUE INDEX shipments_session_line ON shipments (checkout_session_id, line_key) WHERE checkout_session_id IS NOT NULL;
-    CREATE UNIQUE INDEX shipments_partner_order ON shipments (partner, partner_order_id) WHERE partner_order_id IS NOT NULL;
+    -- The partner's webhooks name its order: one shipment per order id, whichever partner (their ids never meet).
+    CREATE UNIQUE INDEX shipments_partner_order ON shipments (partner_order_id) WHERE partner_order_id IS NOT NULL;
     CREATE INDEX shipments_list ON shipments (account_id, environment, id DESC);
     CREATE INDEX shipments_status ON shipments (account_id, environment, status, id DESC);
 
