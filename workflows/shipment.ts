@@ -35,8 +35,9 @@ export async function shipment(input: ShipmentWorkflowInput): Promise<ShipmentOu
   if (booking.state === 'cancelled') return 'cancelled';
 
   for (let check = 0; check <= WAYBILL_CHECKS; check += 1) {
-    if ((await steps.renderShipmentLabel(input)) !== 'no_waybill') break;
+    // Cleared before the look, so a nudge that arrives while it runs is not lost.
     nudged = false;
+    if ((await steps.renderShipmentLabel(input)) !== 'no_waybill') break;
     await condition(() => nudged, WAYBILL_CHECK);
   }
 

@@ -14,6 +14,7 @@ import { localWaybill } from '../../lib/shipping/local-partner';
 import type { shipment } from '../../workflows/shipment';
 import { workflowIds } from '../../workflows/messages';
 import { insertOrigin, insertShipment } from '../fixtures/shipping';
+import { startAggregatorServer } from '../helpers/biteship-server';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { switchFulfillment } from '../helpers/inventory';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
@@ -168,5 +169,57 @@ describe('shipment workflow (time-skipping server, real activities and database)
     expect(outcome).toBe('delivered');
     expect(attempts).toBe(3);
     expect((await Shipment.findByPk(id))!.origin).toMatchObject({ address: 'Jl. Gatot Subroto 12' });
+  });
+
+  it('HTTP partner: booked there, waits for a late waybill until the webhook’s nudge, makes the label and ends booked', async () => {
+    const aggregator = await startAggregatorServer();
+    try {
+      aggregator.instantWaybill = false;
+      const partnerConfig = loadConfig({
+        ...process.env,
+        FILE_STORAGE_DIR: STORAGE,
+        SHIPPING_PARTNER_URL: aggregator.baseUrl,
+        SHIPPING_PARTNER_API_KEY: 'biteship_live.unused',
+        SHIPPING_PARTNER_TEST_API_KEY: aggregator.apiKey,
+        SHIPPING_PARTNER_WEBHOOK_SECRET: `whsec_${'w'.repeat(40)}`,
+      });
+      const partnerActivities = createActivities(testActivityDeps(ctx.sequelize, { config: partnerConfig }));
+      const ws = await ctx.createWorkspace();
+      await insertOrigin(ws);
+      const id = await insertShipment(ctx.sequelize, ws);
+      let firstLook!: () => void;
+      const looked = new Promise<void>((resolve) => (firstLook = resolve));
+      const { outcome, timersFired } = await timeSkipping.run(
+        async (env, taskQueue) => {
+          const handle = await start(env, taskQueue, id);
+          await looked;
+          // What a partner event bringing the waybill does: the row, then the nudge.
+          await Shipment.update({ waybillId: 'JNE7770001' }, { where: { id } });
+          await createStarters(env.client, { taskQueue, searchAttributes: false }).shipmentWaybillAssigned(id);
+          const outcome = await handle.result();
+          await recordHistory(handle, 'shipment-http-booked');
+          const events = (await handle.fetchHistory()).events ?? [];
+          return { outcome, timersFired: events.filter((e) => e.timerFiredEventAttributes).length };
+        },
+        {
+          activities: {
+            ...partnerActivities,
+            async renderShipmentLabel(input: Parameters<typeof partnerActivities.renderShipmentLabel>[0]) {
+              const result = await partnerActivities.renderShipmentLabel(input);
+              firstLook();
+              return result;
+            },
+          },
+        },
+      );
+      expect(outcome).toBe('booked');
+      // Woken by the signal, not by the daily look.
+      expect(timersFired).toBe(0);
+      const row = (await Shipment.findByPk(id))!;
+      expect(row).toMatchObject({ partner: 'biteship', status: 'confirmed', waybillId: 'JNE7770001' });
+      expect(row.labelKey).not.toBeNull();
+    } finally {
+      await aggregator.close();
+    }
   });
 });
