@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bwipjs from 'bwip-js';
 import { Shipment } from '../../db/models';
+import { assertShippingChoice, placeFromShippingAddress, shippingChoiceOf } from '../../domain/shipping/create';
 import { LABEL_PATH } from '../../domain/shipping/labels';
 import { loadConfig } from '../../lib/config';
+import { createShippingPartners } from '../../lib/shipping';
 import { localWaybill } from '../../lib/shipping/local-partner';
 import { insertBookedShipment, insertOrigin, insertShipment, NEARBY, ORIGIN, shipmentSteps, shippingSnapshot } from '../fixtures/shipping';
 import { tenantOf } from '../fixtures/workspaces';
@@ -400,5 +402,34 @@ describe('shipments', () => {
     expect(await steps.bookShipment(tenantOf(ws), id)).toEqual({ state: 'cancelled' });
     expect(await steps.renderShipmentLabel(tenantOf(ws), id)).toBe('closed');
     expectError(err(await call('GET', `/shipments/${id}/label`, ws.secretKey)), 404, 'LABEL_NOT_AVAILABLE');
+  });
+});
+
+describe('the checkout’s courier choice (for the session create)', () => {
+  it('reads courierCode and courierService from metadata and checks them against the couriers, the origin’s list and the services', async () => {
+    const ws = await workspace();
+    const partners = createShippingPartners(config);
+    const tenant = tenantOf(ws);
+    expect(shippingChoiceOf({ courierCode: 'jne', courierService: 'reg', gift: 'yes' })).toEqual({ courierCode: 'jne', courierService: 'reg' });
+    expect(shippingChoiceOf({ courierCode: 'jne' })).toBeNull();
+    await expect(assertShippingChoice(partners, tenant, { courierCode: 'jne', courierService: 'reg' })).resolves.toBeUndefined();
+    const refusal = (field: string) => expect.objectContaining({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ field })] });
+    await expect(assertShippingChoice(partners, tenant, null)).rejects.toEqual(refusal('metadata.courierCode'));
+    await expect(assertShippingChoice(partners, tenant, { courierCode: 'pigeon', courierService: 'reg' })).rejects.toEqual(refusal('metadata.courierCode'));
+    await expect(assertShippingChoice(partners, tenant, { courierCode: 'jne', courierService: 'instant' })).rejects.toEqual(refusal('metadata.courierService'));
+    await insertOrigin(ws, { couriers: ['gojek'] });
+    await expect(assertShippingChoice(partners, tenant, { courierCode: 'jne', courierService: 'reg' })).rejects.toEqual(refusal('metadata.courierCode'));
+    await expect(assertShippingChoice(partners, tenant, { courierCode: 'gojek', courierService: 'instant' })).resolves.toBeUndefined();
+  });
+
+  it('turns the storefront’s shipping address into the shipment’s destination', () => {
+    expect(placeFromShippingAddress({ name: 'Budi', line1: 'Jl. Kemang Raya 5', line2: 'Blok B', city: 'Jakarta Selatan', region: 'DKI Jakarta', postalCode: '12730', country: 'ID', phone: '0812' })).toEqual({
+      address: 'Jl. Kemang Raya 5, Blok B',
+      contactName: 'Budi',
+      contactPhone: '0812',
+      city: 'Jakarta Selatan',
+      province: 'DKI Jakarta',
+      postal: '12730',
+    });
   });
 });
