@@ -13,6 +13,7 @@ import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
 import { createManualOrderActivities } from './manual-orders';
 import { createPayoutActivities } from './payouts';
+import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
 
 /** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
@@ -60,5 +61,6 @@ export function createActivities(deps: ActivityDeps) {
     createCheckoutActivities(deps),
     createManualOrderActivities(deps),
     createPayoutActivities(deps),
+    createShippingActivities(deps),
   );
 }

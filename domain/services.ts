@@ -27,6 +27,7 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createShippingService } from './shipping/service';
 import { createReferralLinkService } from './referrals/service';
 import { createStorefrontActivityService } from './storefront/activity';
 import { createPublicBlogService } from './storefront/blog';
@@ -72,6 +73,7 @@ export function createServices(deps: ServiceDeps) {
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),
+    shipping: createShippingService(deps),
     warehouses: createWarehouseService(deps),
     variants: createVariantService(deps),
     stock: createStockService(deps),

@@ -7,13 +7,14 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, shipment, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
   payoutMoved,
+  shipmentWaybillAssigned,
   workflowIds,
   type AiGenerationTarget,
   type CheckoutSessionInput,
@@ -23,6 +24,7 @@ import {
   type PayoutMove,
   type PayoutWorkflowInput,
   type SettlementInput,
+  type ShipmentWorkflowInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -44,6 +46,8 @@ export interface DurableStartInputs {
   payout: PayoutWorkflowInput;
   /** Signal-with-start of the payout's workflow: the payout's row committed a move. */
   payoutMoved: PayoutWorkflowInput & PayoutMove;
+  /** `shipment:<shp>`, recorded with the shipment at checkout completion. */
+  shipment: ShipmentWorkflowInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -64,6 +68,7 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   settlement: { workflowId: (input) => workflowIds.settlement(input.sessionId), start: (starters, _accountId, input) => starters.settlement(input) },
   payout: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payout(input) },
   payoutMoved: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payoutMoved(input) },
+  shipment: { workflowId: (input) => workflowIds.shipment(input.shipmentId), start: (starters, _accountId, input) => starters.shipment(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -220,6 +225,20 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         signal: payoutMoved.name,
         signalArgs: [{ status }],
       });
+    },
+
+    /** `shipment:<shp>`, started with the shipment; never reused, so a repeated start is a no-op. */
+    shipment(input: ShipmentWorkflowInput): Promise<boolean> {
+      return start<typeof shipment>('shipment', input.accountId, {
+        workflowId: workflowIds.shipment(input.shipmentId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** Best effort (the workflow also looks again on its own): the shipment's label can be rendered now. */
+    async shipmentWaybillAssigned(shipmentId: string): Promise<void> {
+      await client.workflow.getHandle(workflowIds.shipment(shipmentId)).signal(shipmentWaybillAssigned);
     },
 
     /** Best effort (the row holds the truth): lets the workflow show "awaiting confirmation" at once. */

@@ -8,3 +8,4 @@ export { checkoutSession } from './checkout-session';
 export { manualOrder } from './manual-order';
 export { settlement } from './settlement';
 export { payout } from './payout';
+export { shipment } from './shipment';

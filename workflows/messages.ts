@@ -31,6 +31,8 @@ export const workflowIds = {
   settlement: (sessionId: string) => `settlement:${sessionId}`,
   /** One per payout, for its whole life: it follows the payout's moves until a final status. */
   payout: (payoutId: string) => `payout:${payoutId}`,
+  /** One per shipment, for its life with the partner: booking, label, and the local partner's status moves. */
+  shipment: (shipmentId: string) => `shipment:${shipmentId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -219,3 +221,35 @@ export const payoutStateQuery = defineQuery<PayoutWorkflowState>('payoutState');
 
 /** The payout's final status. */
 export type PayoutOutcome = 'paid' | 'failed' | 'cancelled';
+// shipment -----------------------------------------------------------------------------------------------
+
+/** One shipment; everything else is read from its row, which holds the truth. */
+export interface ShipmentWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  shipmentId: string;
+}
+
+/** One simulated move of the local partner: the partner's status name, sent `afterMs` after the move before. */
+export interface LocalPartnerStep {
+  partnerStatus: string;
+  afterMs: number;
+}
+
+/**
+ * What booking did: `booked` with the partner (its waybill, when the courier gave one at once, and, for the
+ * local partner, the schedule it fixed from SHIPPING_LOCAL_SCHEDULE), or `cancelled` (before booking, or the
+ * partner refused it).
+ */
+export type ShipmentBookingResult =
+  | { state: 'booked'; partner: 'local' | 'biteship'; waybillId: string | null; schedule: LocalPartnerStep[] | null }
+  | { state: 'cancelled' };
+
+/** rendered: the label exists (now or before); no_waybill: the courier has not given one yet; closed: it never will (cancelled, or over). */
+export type ShipmentLabelResult = 'rendered' | 'no_waybill' | 'closed';
+
+/** A webhook brought the waybill: render the label now rather than at the next check. */
+export const shipmentWaybillAssigned = defineSignal('shipmentWaybillAssigned');
+
+/** booked: handed to an HTTP partner, whose webhooks move it from here; else the local partner's last status. */
+export type ShipmentOutcome = 'booked' | 'delivered' | 'cancelled' | 'returned';

@@ -22,6 +22,7 @@ import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontOrdersRouter } from './storefront-orders/router';
+import { shippingRouter } from './shipping/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
@@ -58,4 +59,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   billingInvoicesRouter,
   billingSettingsRouter,
   payoutsRouter,
+  shippingRouter,
 ];

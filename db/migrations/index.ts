@@ -19,6 +19,7 @@ import * as inventory from './0017-inventory';
 import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
 import * as reservations from './0022-reservations';
+import * as shipping from './0021-shipping';
 
 export interface Migration {
   name: string;
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   { name: '0018-payouts', ...payouts },
   { name: '0019-billing', ...billing },
   { name: '0022-reservations', ...reservations },
+  { name: '0021-shipping', ...shipping },
 ];

@@ -13,6 +13,7 @@ import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { insertInvoice } from '../fixtures/invoices';
+import { insertBookedShipment, insertOrigin } from '../fixtures/shipping';
 import { insertLicense } from '../fixtures/licenses';
 import { insertManualOrder } from '../fixtures/manual-orders';
 import { insertPayoutRow } from '../fixtures/payouts';
@@ -53,6 +54,7 @@ interface Owned {
   manualOrderId: string;
   invoiceId: string;
   payoutId: string;
+  shipmentId: string;
 }
 
 interface Probe {
@@ -109,6 +111,9 @@ const PROBES: Record<string, Probe> = {
   '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
   '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
   '/v1/payouts/{id}/mark-failed': { params: (o) => ({ id: o.payoutId }), methods: { post: { failureReason: 'Taken over' } } },
+  '/v1/shipping/shipments/{id}': { params: (o) => ({ id: o.shipmentId }), methods: { get: null } },
+  '/v1/shipping/shipments/{id}/cancel': { params: (o) => ({ id: o.shipmentId }), methods: { post: { reason: 'Taken over' } } },
+  '/v1/shipping/shipments/{id}/label': { params: (o) => ({ id: o.shipmentId }), methods: { get: null } },
 };
 
 interface Call {
@@ -206,6 +211,8 @@ beforeAll(async () => {
     manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
     invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
     payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
+    // Booked, with its label, and still cancellable: only the ownership check stands between a call and its effect.
+    shipmentId: await insertOrigin(owner).then(() => insertBookedShipment(t.ctx.sequelize, owner)),
   };
   // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
   await enableFulfillment(owner);

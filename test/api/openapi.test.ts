@@ -113,6 +113,16 @@ describe('OpenAPI', () => {
         '/v1/payouts/{id}/mark-in-transit',
         '/v1/payouts/{id}/mark-paid',
         '/v1/payouts/{id}/mark-failed',
+        '/v1/shipping/origin',
+        '/v1/shipping/couriers',
+        '/v1/shipping/rates',
+        '/v1/shipping/shipments',
+        '/v1/shipping/shipments/{id}',
+        '/v1/shipping/shipments/{id}/cancel',
+        '/v1/shipping/shipments/{id}/label',
+        '/v1/shipping/labels/{token}',
+        '/v1/shipping/track/{waybillId}',
+        '/v1/shipping/partner-webhooks',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
