@@ -16,7 +16,7 @@ export const ORDER = `<h1>Your order</h1>
 <dl class="facts">
 <div><dt>Status</dt><dd><span class="badge {{statusTone}}">{{statusLabel}}</span></dd></div>
 {{#if fulfillmentLabel}}<div><dt>Order fulfilment</dt><dd>{{fulfillmentLabel}}</dd></div>
-{{/if}}{{#if order.paidAt}}<div><dt>Paid</dt><dd>{{date order.paidAt}}</dd></div>
+{{/if}}{{#if order.paidAt}}<div><dt>Payment received</dt><dd>{{date order.paidAt}}</dd></div>
 {{/if}}<div><dt>Order total</dt><dd>{{money order.amount order.currency}}{{#if otherLines}} <span class="quantity">({{order.lineCount}} items)</span>{{/if}}</dd></div>
 <div><dt>Receipt sent to</dt><dd>{{order.customerEmailMasked}}</dd></div>
 {{#if order.trackingNumber}}<div><dt>Tracking</dt><dd>{{#if order.trackingCourier}}{{order.trackingCourier}} {{/if}}<span class="copyable">{{order.trackingNumber}}</span></dd></div>
