@@ -34,7 +34,7 @@ function licenseNote(license: OrderView['license']): string | null {
   return license.expiresAt ? `Valid until ${DATE.format(license.expiresAt)}.` : null;
 }
 
-const kindAt = (base: string): PageKind => ({ base, footer: 'Order' });
+const kindAt = (base: string): PageKind => ({ base, footer: 'Delivery' });
 
 /** The order page of one delivery as it is now. */
 export function renderOrder(res: Response, base: string, view: OrderView): void {

@@ -28,7 +28,7 @@ export function orderPages({ orderPage, rateLimits }: OrderPageDeps): Router {
   router.use((req, res) => renderMessage(res, req.baseUrl, NOT_FOUND));
   router.use(
     pageErrors({
-      footer: 'Order',
+      footer: 'Delivery',
       messages: {
         ...COMMON_MESSAGES,
         400: { heading: 'Address not understood', message: 'This address could not be read. Check the link you followed.' },
