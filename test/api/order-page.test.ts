@@ -460,7 +460,7 @@ describe('GET /order/:deliveryId (the HTML page)', () => {
 
   it('escapes every merchant and line text, and drops a thumbnail that is not http(s)', async () => {
     const store = await newStore();
-    await Account.update({ name: '<script>alert("name")</script>Evil & Co' }, { where: { id: store.ws.accountId } });
+    await Account.update({ name: '<script>alert("name")</script>Evil & Co', brandColor: 'red}body{display:none' }, { where: { id: store.ws.accountId } });
     await store.guide.update({ thumbnail: 'javascript:alert(1)' });
     const { deliveries } = await checkout(store.ws, [line(store.guide, '1', 1500, 1, '<img src=x onerror=alert(1)>')]);
     const res = await page(`/order/${deliveries['1']}`);
@@ -471,7 +471,11 @@ describe('GET /order/:deliveryId (the HTML page)', () => {
     expect(textOf(res.html)).toContain('<script>alert("name")</script>Evil & Co');
     expect(elementsOf(res.html).filter((e) => e.name === 'img' && e.attributes.class === 'thumbnail')).toEqual([]);
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self' https://cdn.acme.example;");
-    expect((await orderOf(deliveries['1']!)).body.data.product).toMatchObject({ thumbnail: null });
+    expect(elementsOf(res.html).filter((e) => e.name === 'style')).toEqual([]);
+    expect(res.html).not.toContain('display:none');
+    const data = (await orderOf(deliveries['1']!)).body.data;
+    expect(data.product).toMatchObject({ thumbnail: null });
+    expect(data.merchant).toMatchObject({ name: '<script>alert("name")</script>Evil & Co', brandColor: null, brandLogo: LOGO });
   });
 
   it('answers an unknown or malformed id with a 404 page, an undecodable one with 400, other methods with 405', async () => {

@@ -178,7 +178,7 @@ export const BlogPostPage = z
   .meta({ id: 'StorefrontBlogPost' });
 
 export const OrderPageParams = z.object({
-  deliveryId: pathId.meta({ description: 'The `del_` id of the buyer’s delivery (its only credential); any other value is 404', example: 'del_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+  deliveryId: pathId.meta({ description: 'The `del_` id of the buyer’s delivery (its only credential); any other value (up to 100 characters) is 404', example: 'del_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
 });
 
 const smallest = (description: string) => z.int().meta({ description: `${description}, smallest currency unit` });
