@@ -8,6 +8,7 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createOrderPageService } from './deliveries/order-view';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
@@ -69,6 +70,7 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
+    orderPage: createOrderPageService(deps),
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),

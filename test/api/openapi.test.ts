@@ -45,6 +45,7 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/track',
         '/v1/storefront/public/abandoned-cart/unsubscribe',
         '/v1/storefront/public/resolve/{slug}',
+        '/v1/storefront/public/order/{deliveryId}',
         '/v1/storefront/public/{merchantSlug}',
         '/v1/storefront/public/{merchantSlug}/discount-codes',
         '/v1/storefront/public/{merchantSlug}/pixels',
