@@ -1,6 +1,7 @@
 import type { ServerSpec } from './lib/child-server';
 import { FILES_PER_PRODUCT, STOREFRONT_PRODUCT_SLUG, STOREFRONT_PUBLIC_CODES, STOREFRONT_PUBLISHED } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
+import { ACTIVATE_MAX_ACTIVATIONS, VALIDATE_SEEDED_ACTIVATIONS, type BenchLicences, type LicencePools } from './lib/licences';
 import type { LoadRequest } from './lib/load';
 import type { BenchOptions } from './lib/options';
 
@@ -33,6 +34,12 @@ export interface BenchContext {
 /** Product pageUrls carry it: the same on both sides, so both answer the same bytes. */
 const PUBLIC_BASE_URL = 'http://localhost:3000';
 
+/**
+ * The per-IP budget of public routes on both sides: high enough that loopback (one address) is never refused, so
+ * the count is taken far from the limit (batched, bench/servers/ceiling-licenses.ts does the same).
+ */
+const PUBLIC_RATE_LIMIT_PER_MINUTE = '100000000';
+
 /** The real API process (`api/main.ts`), silent, with a limiter that counts every request but never rejects. */
 export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
   return {
@@ -47,7 +54,7 @@ export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
       TEMPORAL_NAMESPACE: 'default',
       ENCRYPTION_KEY: infra.encryptionKey,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE,
       PUBLIC_BASE_URL,
     },
   };
@@ -100,16 +107,16 @@ function expectProductListPage(status: number, body: unknown) {
 type Json = Record<string, unknown>;
 
 /**
- * Checks a public storefront answer with `check`, then that both sides of the scenario answer the very same `data`
- * (the ceiling is verified first; the envelope's request id and timestamp differ anyway).
+ * Checks a public answer with `check`, then that both sides of the scenario answer the very same `data` (as
+ * `comparable` sees it; the ceiling is verified first; the envelope's request id and timestamp differ anyway).
  */
-function sameData(check: (data: Json) => string | undefined) {
+function sameData(check: (data: Json) => string | undefined, comparable: (data: Json) => Json = (data) => data) {
   let first: string | undefined;
   return (status: number, body: unknown) => {
     const data = (body as { data?: Json } | null)?.data;
     const problem = status !== 200 || !data ? 'not a 200 with data' : check(data);
     if (problem) throw new Error(`${problem}; got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
-    const json = JSON.stringify(data);
+    const json = JSON.stringify(comparable(data!));
     if (first !== undefined && json !== first) throw new Error(`the two sides answer different data:\n${first.slice(0, 400)}\n${json.slice(0, 400)}`);
     first = json;
   };
@@ -154,6 +161,83 @@ function pair(
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+const LICENSES = '/api/v1/storefront/licenses';
+
+/** One side's licences: its pool's keys, all of one product. */
+interface LicencePool {
+  keys: string[];
+  productId: string;
+}
+
+type LicenceRequest = (pool: LicencePool, index: number) => { path: string; body?: string };
+
+/**
+ * A licence scenario: each side walks its own pool of keys (bench/lib/licences.ts) from its first request, request
+ * i naming key i mod pool size, so both sides do the same sequence of work on the same seeded state. `probe` is
+ * the single request verified before any load.
+ */
+function licencePair(name: string, pools: (licences: BenchLicences) => LicencePools, request: LicenceRequest, probe: LicenceRequest, verify: Side['verify']): Scenario {
+  const side = (pool: LicencePool, server: ServerSpec): Side => {
+    const { path, body } = probe(pool, 0);
+    let first: number | undefined;
+    return {
+      server,
+      request: {
+        method: body === undefined ? 'GET' : 'POST',
+        path,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body }),
+        vary: (n) => request(pool, n - (first ??= n)),
+      },
+      verify,
+    };
+  };
+  const poolOf = (ctx: BenchContext, which: keyof LicencePools): LicencePool => ({
+    keys: pools(ctx.infra.licences)[which],
+    productId: ctx.infra.licences.productId,
+  });
+  return {
+    name,
+    target: 0.6,
+    ceiling: (ctx) => {
+      const spec = ceilingServer('bench/servers/ceiling-licenses.ts', ctx);
+      return side(poolOf(ctx, 'ceiling'), { ...spec, env: { ...spec.env, PUBLIC_RATE_LIMIT_PER_MINUTE } });
+    },
+    fullStack: (ctx) => side(poolOf(ctx, 'fullStack'), fullStackServer(ctx)),
+  };
+}
+
+const keyAt = ({ keys }: LicencePool, i: number) => keys[i % keys.length]!;
+const validateRequest: LicenceRequest = (pool, i) => ({
+  path: `${LICENSES}/validate?key=${encodeURIComponent(keyAt(pool, i))}&productId=${encodeURIComponent(pool.productId)}`,
+});
+/**
+ * Activation i of a pool: a new instance, except every fourth request after a key's first, which repeats the
+ * key's first instance (software reinstalled on the same machine: `alreadyActive`, no slot burnt).
+ */
+const activateRequest: LicenceRequest = (pool, i) => ({
+  path: `${LICENSES}/${encodeURIComponent(keyAt(pool, i))}/activate`,
+  body: JSON.stringify({ instanceId: `host-${i >= pool.keys.length && i % 4 === 3 ? i % pool.keys.length : i}` }),
+});
+
+/** Each side answers for a key of its own pool: `data` is compared without it. */
+const withoutKey = (data: Json): Json => ({ ...data, key: undefined });
+
+const expectValid = sameData(
+  (data) =>
+    data.valid === true && data.activations === VALIDATE_SEEDED_ACTIVATIONS && typeof data.expiresAt === 'string'
+      ? undefined
+      : `expected a valid licence with ${VALIDATE_SEEDED_ACTIVATIONS} activations and an expiry`,
+  withoutKey,
+);
+
+const expectActivated = sameData(
+  (data) =>
+    data.activated === true && data.alreadyActive === false && data.activations === 1 && data.maxActivations === ACTIVATE_MAX_ACTIVATIONS
+      ? undefined
+      : 'expected a first activation',
+  withoutKey,
+);
+
 export const scenarios: Scenario[] = [
   pair(
     'api-keys list',
@@ -194,8 +278,17 @@ export const scenarios: Scenario[] = [
       path: '/api/v1/storefront/products',
       headers: { ...bearer(ctx.infra.catalogue.create.secretKey), 'content-type': 'application/json' },
       body: PRODUCT_BODY,
-      bodyFor: productBody,
+      vary: (n) => ({ body: productBody(n) }),
     }),
     () => expectCreated,
+  ),
+  // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
+  licencePair('licence validate', (licences) => licences.validate, validateRequest, validateRequest, expectValid),
+  licencePair(
+    'licence activate',
+    (licences) => licences.activate,
+    activateRequest,
+    (pool) => ({ ...activateRequest(pool, 0), body: JSON.stringify({ instanceId: 'probe' }) }),
+    expectActivated,
   ),
 ];

@@ -13,6 +13,7 @@ import { newId } from '../../lib/ids';
 import { createDevServerEnv } from '../../test/helpers/temporal-env';
 import { freePort } from '../../scripts/lib/free-port';
 import { seedCatalogue, type BenchCatalogue } from './catalogue';
+import { seedLicences, type BenchLicences } from './licences';
 
 /** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
 export const EXTRA_API_KEYS = 20;
@@ -26,6 +27,8 @@ export interface BenchInfra {
   testApiKeyCount: number;
   /** Workspaces of the product scenarios (bench/lib/catalogue.ts). */
   catalogue: BenchCatalogue;
+  /** Licence pools of the public licence scenarios (bench/lib/licences.ts). */
+  licences: BenchLicences;
   stop(): Promise<void>;
 }
 
@@ -49,6 +52,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
     let workspace: BenchInfra['workspace'];
     let catalogue: BenchCatalogue;
+    let licences: BenchLicences;
     try {
       await migrateToLatest(sequelize);
       const created = await createWorkspaceService({ sequelize }).create({ name: 'Bench workspace', slug: 'bench' });
@@ -69,6 +73,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
         }),
       );
       catalogue = await seedCatalogue(sequelize);
+      licences = await seedLicences(sequelize);
       await sequelize.query('ANALYZE');
     } finally {
       await sequelize.close();
@@ -85,6 +90,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       workspace,
       testApiKeyCount: 2 + EXTRA_API_KEYS,
       catalogue,
+      licences,
       stop,
     };
   } catch (err) {

@@ -1,0 +1,81 @@
+import type { Sequelize } from 'sequelize';
+import { License, Product } from '../../db/models';
+import { licenseKeyPrefix, newLicenseKey } from '../../domain/licenses/key';
+import { createWorkspaceService } from '../../domain/workspaces/service';
+import { newId } from '../../lib/ids';
+
+/**
+ * The licences the public licence scenarios call. Each scenario has one pool per side, seeded alike, so the
+ * ceiling's activations and rate-limit counters never touch the full stack's: both sides start from the same
+ * state and do the same sequence of work. A run walks its pool round-robin, request i on key i mod size, so
+ * concurrent requests name distinct keys (installed software of many buyers, not one key hammered) and each
+ * key stays under the route's real per-key limit (60 a minute, LICENSE_KEY_LIMIT_PER_MINUTE), which the bench
+ * leaves in force: one side sends at most 60 × size requests a minute before a 429, which fails the run.
+ */
+export const VALIDATE_POOL_SIZE = 3_000;
+export const ACTIVATE_POOL_SIZE = 1_500;
+/** Activations already on every validate licence, so the count the answer carries is not of an empty set. */
+export const VALIDATE_SEEDED_ACTIVATIONS = 2;
+const VALIDATE_MAX_ACTIVATIONS = 5;
+/** Above the new instances one key can get under its per-key limit (60 a minute, a quarter of them repeats): a run never fills one. */
+export const ACTIVATE_MAX_ACTIVATIONS = 100;
+const PRODUCT_SLUG = 'bench-licensed-app';
+
+export interface LicencePools {
+  ceiling: string[];
+  fullStack: string[];
+}
+
+export interface BenchLicences {
+  productId: string;
+  validate: LicencePools;
+  activate: LicencePools;
+}
+
+/** A live workspace selling one licensed product, and its four pools of active licences (keys of the product's prefix). */
+export async function seedLicences(sequelize: Sequelize): Promise<BenchLicences> {
+  const workspace = await createWorkspaceService({ sequelize }).create({ name: 'Bench licences', slug: 'bench-licences', plan: 'pro' });
+  const tenant = { accountId: workspace.accountId, environment: 'live' as const };
+  const productId = newId('prod');
+  await Product.create({
+    id: productId,
+    ...tenant,
+    name: 'Bench licensed app',
+    slug: PRODUCT_SLUG,
+    price: 250_000,
+    currency: 'IDR',
+    type: 'digital',
+    published: true,
+    licenseEnabled: true,
+    maxActivations: VALIDATE_MAX_ACTIVATIONS,
+  });
+  // Half of them subscriptions (a date a year out: `expiresAt` is read and formatted), half perpetual; index 0, the probe, has one.
+  const expiresAt = new Date(Date.now() + 365 * 86_400_000);
+  const pool = async (size: number, maxActivations: number) => {
+    const rows = Array.from({ length: size }, (_, i) => ({
+      id: newId('lic'),
+      ...tenant,
+      key: newLicenseKey(licenseKeyPrefix(PRODUCT_SLUG)),
+      productId,
+      maxActivations,
+      expiresAt: i % 2 === 0 ? expiresAt : null,
+    }));
+    await License.bulkCreate(rows);
+    return rows;
+  };
+  const validateCeiling = await pool(VALIDATE_POOL_SIZE, VALIDATE_MAX_ACTIVATIONS);
+  const validateFull = await pool(VALIDATE_POOL_SIZE, VALIDATE_MAX_ACTIVATIONS);
+  await sequelize.query(
+    `INSERT INTO license_activations (license_id, instance_id)
+     SELECT l.id, 'seeded-' || n FROM licenses l, generate_series(1, :count) n WHERE l.id IN (:ids)`,
+    { replacements: { count: VALIDATE_SEEDED_ACTIVATIONS, ids: [...validateCeiling, ...validateFull].map((r) => r.id) } },
+  );
+  const activateCeiling = await pool(ACTIVATE_POOL_SIZE, ACTIVATE_MAX_ACTIVATIONS);
+  const activateFull = await pool(ACTIVATE_POOL_SIZE, ACTIVATE_MAX_ACTIVATIONS);
+  const keys = (rows: Array<{ key: string }>) => rows.map((r) => r.key);
+  return {
+    productId,
+    validate: { ceiling: keys(validateCeiling), fullStack: keys(validateFull) },
+    activate: { ceiling: keys(activateCeiling), fullStack: keys(activateFull) },
+  };
+}
