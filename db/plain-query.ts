@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 
 const statementNames = new Map<string, string>();
 
@@ -28,4 +28,14 @@ export async function plainQuery<T>(sequelize: Sequelize, text: string, values: 
   } finally {
     sequelize.connectionManager.releaseConnection(connection as never);
   }
+}
+
+/**
+ * plainQuery on the connection of a Sequelize transaction, for a transaction on a hot path (the public licence
+ * activation): the transaction's lifecycle stays Sequelize's (START, COMMIT, ROLLBACK on a throw), its statements
+ * skip the query pipeline. Sequelize keeps the connection it holds for the transaction on the transaction.
+ */
+export async function plainQueryIn<T>(transaction: Transaction, text: string, values: unknown[]): Promise<T[]> {
+  const { connection } = transaction as Transaction & { connection: Client };
+  return (await connection.query<T & object>({ name: statementName(text), text, values })).rows;
 }

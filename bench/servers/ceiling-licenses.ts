@@ -2,6 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { counterOptions, LICENSE_KEY_LIMIT_PER_MINUTE, licenseKeyCounter, SharedRateLimiter } from '../../api/middleware/rate-limit';
+import {
+  ACTIVATION_STATE_SQL,
+  INSERT_ACTIVATION_SQL,
+  LICENSE_BY_KEY_SQL,
+  LOCK_LICENSE_SQL,
+  type LicenseWithActivations,
+  type LockedLicense,
+} from '../../db/licenses';
+import { licenseStatus } from '../../domain/licenses/status';
 import { serveBare, sendJson } from './bare';
 
 /**
@@ -10,9 +19,12 @@ import { serveBare, sendJson } from './bare';
  * It does the route's database work in the route's round trips, rate limiting included, because the route's
  * limits are work the route cannot skip: the per-IP count (batched, as the route's SharedRateLimiter does far from
  * its limit) and the per-key count (60 a minute, so every request waits for the shared counter, one upsert), with
- * the route's own limiter class, settings and key hash on this server's pool. Then validate's one lookup, or
- * activate's transaction, and the same answer in the same envelope, with no framework, validation, logging or
- * security headers. Env: PUBLIC_RATE_LIMIT_PER_MINUTE (the full stack's).
+ * the route's own limiter class, settings and key hash on this server's pool. Then the route's own statements
+ * (db/licenses.ts), each a named prepared statement as on the route: validate's one lookup, or activate's
+ * transaction (START TRANSACTION, the licence under FOR UPDATE, its activation count and this instance's, the
+ * activation INSERT unless the instance is active, COMMIT), and the same answer (the route's licenseStatus) in the
+ * same envelope, with no framework, validation, logging or security headers. Env: PUBLIC_RATE_LIMIT_PER_MINUTE (the
+ * full stack's).
  */
 const PREFIX = '/api/v1/storefront/licenses/';
 
@@ -47,34 +59,13 @@ async function readJson(req: IncomingMessage): Promise<{ instanceId: string }> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-interface LicenseRow {
-  id: string;
-  productId: string;
-  maxActivations: number;
-  status: string;
-  expiresAt: Date | null;
-  activations: number;
-}
-
-const VALIDATE_SQL = `SELECT l.id, l.product_id AS "productId", l.max_activations AS "maxActivations", l.status, l.expires_at AS "expiresAt",
-  (SELECT count(*)::int FROM license_activations a WHERE a.license_id = l.id) AS activations
-  FROM licenses l WHERE l.key = $1`;
-const LOCK_SQL = `SELECT id, max_activations AS "maxActivations", status, expires_at AS "expiresAt" FROM licenses WHERE key = $1 LIMIT 1 FOR UPDATE`;
-const COUNT_SQL = 'SELECT count(*)::int AS count FROM license_activations WHERE license_id = $1';
-const ACTIVE_SQL = 'SELECT 1 FROM license_activations WHERE license_id = $1 AND instance_id = $2';
-const INSERT_SQL = 'INSERT INTO license_activations (license_id, instance_id) VALUES ($1, $2)';
-
-const usable = (row: { status: string; expiresAt: Date | null }) =>
-  row.status === 'active' ? (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now() ? 'expired' : 'active') : row.status;
-
 async function validate(pool: Pool, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const query = new URL(req.url ?? '/', 'http://ceiling').searchParams;
   const key = query.get('key') ?? undefined;
   if (await limited(pool, req, res, key)) return;
   const productId = query.get('productId') ?? undefined;
-  const { rows } = await pool.query<LicenseRow>({ name: 'ceiling-license-validate', text: VALIDATE_SQL, values: [key] });
-  const row = rows[0];
-  const status = row && usable(row);
+  const [row] = (await pool.query<LicenseWithActivations>({ name: 'ceiling-license-validate', text: LICENSE_BY_KEY_SQL, values: [key] })).rows;
+  const status = row && licenseStatus(row);
   if (!row || status === 'revoked' || (productId !== undefined && row.productId !== productId)) {
     return sendJson(res, 200, envelope({ valid: false, key, productId: null, activations: null, maxActivations: null, expiresAt: null }));
   }
@@ -87,7 +78,7 @@ async function validate(pool: Pool, req: IncomingMessage, res: ServerResponse): 
       productId: row.productId,
       activations: row.activations,
       maxActivations: row.maxActivations,
-      expiresAt: row.expiresAt === null ? null : row.expiresAt.toISOString(),
+      expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt).toISOString(),
     }),
   );
 }
@@ -98,8 +89,8 @@ async function activate(pool: Pool, req: IncomingMessage, res: ServerResponse, k
   const client = await pool.connect();
   try {
     await client.query('START TRANSACTION');
-    const [license] = (await client.query<LicenseRow>({ name: 'ceiling-license-lock', text: LOCK_SQL, values: [key] })).rows;
-    const status = license && usable(license);
+    const [license] = (await client.query<LockedLicense>({ name: 'ceiling-license-lock', text: LOCK_LICENSE_SQL, values: [key] })).rows;
+    const status = license && licenseStatus(license);
     if (!license || status === 'revoked') {
       await client.query('ROLLBACK');
       return sendJson(res, 404, { error: 'RESOURCE_NOT_FOUND' });
@@ -108,11 +99,10 @@ async function activate(pool: Pool, req: IncomingMessage, res: ServerResponse, k
       await client.query('ROLLBACK');
       return sendJson(res, 422, { error: 'SUBSCRIPTION_INACTIVE' });
     }
-    const [counted] = (await client.query<{ count: number }>({ name: 'ceiling-license-count', text: COUNT_SQL, values: [license.id] })).rows;
-    const activations = counted?.count ?? 0;
+    const query = { name: 'ceiling-license-state', text: ACTIVATION_STATE_SQL, values: [license.id, instanceId] };
+    const { activations, active } = (await client.query<{ activations: number; active: boolean }>(query)).rows[0]!;
     const answer = { activated: true, key, maxActivations: license.maxActivations, instanceId };
-    const { rows: active } = await client.query({ name: 'ceiling-license-active', text: ACTIVE_SQL, values: [license.id, instanceId] });
-    if (active.length > 0) {
+    if (active) {
       await client.query('COMMIT');
       return sendJson(res, 200, envelope({ ...answer, activations, alreadyActive: true }));
     }
@@ -120,7 +110,7 @@ async function activate(pool: Pool, req: IncomingMessage, res: ServerResponse, k
       await client.query('ROLLBACK');
       return sendJson(res, 422, { error: 'ACTIVATION_LIMIT_REACHED' });
     }
-    await client.query({ name: 'ceiling-license-insert', text: INSERT_SQL, values: [license.id, instanceId] });
+    await client.query({ name: 'ceiling-license-insert', text: INSERT_ACTIVATION_SQL, values: [license.id, instanceId] });
     await client.query('COMMIT');
     sendJson(res, 200, envelope({ ...answer, activations: activations + 1, alreadyActive: false }));
   } catch (err) {
