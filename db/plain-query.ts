@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 
 const statementNames = new Map<string, string>();
 
@@ -30,12 +30,26 @@ export async function plainQuery<T>(sequelize: Sequelize, text: string, values: 
   }
 }
 
+/** A statement inside plainTransaction, on its connection. */
+export type PlainStatement = <T>(text: string, values: unknown[]) => Promise<T[]>;
+
 /**
- * plainQuery on the connection of a Sequelize transaction, for a transaction on a hot path (the public licence
- * activation): the transaction's lifecycle stays Sequelize's (START, COMMIT, ROLLBACK on a throw), its statements
- * skip the query pipeline. Sequelize keeps the connection it holds for the transaction on the transaction.
+ * A transaction of plain statements (named prepared, as plainQuery's) on one connection from Sequelize's pool,
+ * without Sequelize's transaction machinery, for the transaction of a hot path (the public licence activation):
+ * START TRANSACTION, `work`, COMMIT; ROLLBACK when `work` (or the COMMIT) throws, and the work's error is what the
+ * caller gets. A connection lost on the way is released all the same: the pool's validation discards it.
  */
-export async function plainQueryIn<T>(transaction: Transaction, text: string, values: unknown[]): Promise<T[]> {
-  const { connection } = transaction as Transaction & { connection: Client };
-  return (await connection.query<T & object>({ name: statementName(text), text, values })).rows;
+export async function plainTransaction<R>(sequelize: Sequelize, work: (query: PlainStatement) => Promise<R>): Promise<R> {
+  const connection = (await sequelize.connectionManager.getConnection({ type: 'write' })) as unknown as Client;
+  try {
+    await connection.query('START TRANSACTION');
+    const result = await work(async <T>(text: string, values: unknown[]) => (await connection.query<T & object>({ name: statementName(text), text, values })).rows);
+    await connection.query('COMMIT');
+    return result;
+  } catch (err) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    sequelize.connectionManager.releaseConnection(connection as never);
+  }
 }

@@ -1,4 +1,3 @@
-import type { Transaction } from 'sequelize';
 import {
   ACTIVATION_STATE_SQL,
   COUNT_ACTIVATIONS_SQL,
@@ -9,7 +8,7 @@ import {
   type LicenseWithActivations,
   type LockedLicense,
 } from '../../db/licenses';
-import { plainQuery, plainQueryIn } from '../../db/plain-query';
+import { plainQuery, plainTransaction, type PlainStatement } from '../../db/plain-query';
 import { AppError, notFound } from '../../lib/errors';
 import type { ServiceDeps } from '../service-deps';
 import { licenseStatus } from './status';
@@ -30,8 +29,8 @@ export interface LicenseValidation {
  */
 export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   /** The licence under a row lock, so activations and deactivations of one key run one at a time; revoked is not found. */
-  async function lockUsable(tx: Transaction, key: string): Promise<LockedLicense> {
-    const [license] = await plainQueryIn<LockedLicense>(tx, LOCK_LICENSE_SQL, [key]);
+  async function lockUsable(query: PlainStatement, key: string): Promise<LockedLicense> {
+    const [license] = await query<LockedLicense>(LOCK_LICENSE_SQL, [key]);
     if (!license || licenseStatus(license) === 'revoked') throw notFound('Licence');
     return license;
   }
@@ -62,27 +61,27 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
      * lock the count is exact: concurrent activations of distinct instances never exceed `maxActivations`.
      */
     async activate(key: string, instanceId: string) {
-      return sequelize.transaction(async (tx) => {
-        const license = await lockUsable(tx, key);
+      return plainTransaction(sequelize, async (query) => {
+        const license = await lockUsable(query, key);
         if (licenseStatus(license) === 'expired') throw new AppError('SUBSCRIPTION_INACTIVE', 'This licence has expired');
-        const [state] = await plainQueryIn<{ activations: number; active: boolean }>(tx, ACTIVATION_STATE_SQL, [license.id, instanceId]);
+        const [state] = await query<{ activations: number; active: boolean }>(ACTIVATION_STATE_SQL, [license.id, instanceId]);
         const { activations, active } = state!;
         const answer = { activated: true, key, maxActivations: license.maxActivations, instanceId };
         if (active) return { ...answer, activations, alreadyActive: true };
         if (activations >= license.maxActivations) {
           throw new AppError('ACTIVATION_LIMIT_REACHED', `This licence is active on ${activations} of ${license.maxActivations} instances; deactivate one first`);
         }
-        await plainQueryIn(tx, INSERT_ACTIVATION_SQL, [license.id, instanceId]);
+        await query(INSERT_ACTIVATION_SQL, [license.id, instanceId]);
         return { ...answer, activations: activations + 1, alreadyActive: false };
       });
     },
 
     /** Frees the instance's slot; an instance that was not active is `alreadyDeactivated`. An expired licence may still free slots. */
     async deactivate(key: string, instanceId: string) {
-      return sequelize.transaction(async (tx) => {
-        const license = await lockUsable(tx, key);
-        const removed = await plainQueryIn(tx, DELETE_ACTIVATION_SQL, [license.id, instanceId]);
-        const [counted] = await plainQueryIn<{ activations: number }>(tx, COUNT_ACTIVATIONS_SQL, [license.id]);
+      return plainTransaction(sequelize, async (query) => {
+        const license = await lockUsable(query, key);
+        const removed = await query(DELETE_ACTIVATION_SQL, [license.id, instanceId]);
+        const [counted] = await query<{ activations: number }>(COUNT_ACTIVATIONS_SQL, [license.id]);
         return { deactivated: true, key, activations: counted!.activations, instanceId, alreadyDeactivated: removed.length === 0 };
       });
     },
