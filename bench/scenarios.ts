@@ -107,18 +107,23 @@ function expectProductListPage(status: number, body: unknown) {
 type Json = Record<string, unknown>;
 
 /**
- * Checks a public answer with `check`, then that both sides of the scenario answer the very same `data` (as
- * `comparable` sees it; the ceiling is verified first; the envelope's request id and timestamp differ anyway).
+ * Checks a public answer with `check`, then that both sides of a pair answer the very same `data` (as `comparable`
+ * sees it): a pair's ceiling is verified first, then its full stack. The envelope's request id and timestamp differ anyway.
  */
 function sameData(check: (data: Json) => string | undefined, comparable: (data: Json) => Json = (data) => data) {
-  let first: string | undefined;
+  let ceiling: string | undefined;
   return (status: number, body: unknown) => {
     const data = (body as { data?: Json } | null)?.data;
     const problem = status !== 200 || !data ? 'not a 200 with data' : check(data);
     if (problem) throw new Error(`${problem}; got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
     const json = JSON.stringify(comparable(data!));
-    if (first !== undefined && json !== first) throw new Error(`the two sides answer different data:\n${first.slice(0, 400)}\n${json.slice(0, 400)}`);
-    first = json;
+    if (ceiling === undefined) {
+      ceiling = json;
+      return;
+    }
+    const expected = ceiling;
+    ceiling = undefined;
+    if (json !== expected) throw new Error(`the two sides answer different data:\n${expected.slice(0, 400)}\n${json.slice(0, 400)}`);
   };
 }
 
@@ -172,21 +177,29 @@ interface LicencePool {
 type LicenceRequest = (pool: LicencePool, index: number) => { path: string; body?: string };
 
 /**
- * A licence scenario: each side walks its own pool of keys (bench/lib/licences.ts) from its first request, request
- * i naming key i mod pool size, so both sides do the same sequence of work on the same seeded state. `probe` is
- * the single request verified before any load.
+ * How far each pool has been walked and how often its probe key was activated, across rounds (BENCH_ROUNDS): a
+ * later round carries on where the last stopped.
+ */
+const walked = new WeakMap<string[], { next: number; probes: number }>();
+
+/**
+ * A licence scenario: each side walks its own pool of keys (bench/lib/licences.ts), so both sides do the same
+ * sequence of work on the same seeded state. `request(pool, i)` is the i-th request of the walk (on key 1 + i mod
+ * (size - 1)); `probe(pool, n)` the n-th request verified before a side's load, on key 0, which the walk leaves alone
+ * so both sides of a pair answer their probe alike.
  */
 function licencePair(name: string, pools: (licences: BenchLicences) => LicencePools, request: LicenceRequest, probe: LicenceRequest, verify: Side['verify']): Scenario {
   const side = (pool: LicencePool, server: ServerSpec): Side => {
-    const { path, body } = probe(pool, 0);
-    let first: number | undefined;
+    const cursor = walked.get(pool.keys) ?? { next: 0, probes: 0 };
+    walked.set(pool.keys, cursor);
+    const { path, body } = probe(pool, cursor.probes++);
     return {
       server,
       request: {
         method: body === undefined ? 'GET' : 'POST',
         path,
         ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body }),
-        vary: (n) => request(pool, n - (first ??= n)),
+        vary: () => request(pool, cursor.next++),
       },
       verify,
     };
@@ -206,18 +219,25 @@ function licencePair(name: string, pools: (licences: BenchLicences) => LicencePo
   };
 }
 
-const keyAt = ({ keys }: LicencePool, i: number) => keys[i % keys.length]!;
-const validateRequest: LicenceRequest = (pool, i) => ({
-  path: `${LICENSES}/validate?key=${encodeURIComponent(keyAt(pool, i))}&productId=${encodeURIComponent(pool.productId)}`,
-});
+/** The key slot of walk request i: keys 1 to size - 1 in turn. */
+const slotOf = ({ keys }: LicencePool, i: number) => 1 + (i % (keys.length - 1));
+
+const validatePath = (pool: LicencePool, key: string) => `${LICENSES}/validate?key=${encodeURIComponent(key)}&productId=${encodeURIComponent(pool.productId)}`;
+const validateRequest: LicenceRequest = (pool, i) => ({ path: validatePath(pool, pool.keys[slotOf(pool, i)]!) });
+const validateProbe: LicenceRequest = (pool) => ({ path: validatePath(pool, pool.keys[0]!) });
+
+const activatePath = (key: string) => `${LICENSES}/${encodeURIComponent(key)}/activate`;
 /**
- * Activation i of a pool: a new instance, except every fourth request after a key's first, which repeats the
- * key's first instance (software reinstalled on the same machine: `alreadyActive`, no slot burnt).
+ * Walk request i: a new instance, except every fourth request after a key's first, which repeats the key's first
+ * instance (software reinstalled on the same machine: `alreadyActive`, no slot burnt).
  */
-const activateRequest: LicenceRequest = (pool, i) => ({
-  path: `${LICENSES}/${encodeURIComponent(keyAt(pool, i))}/activate`,
-  body: JSON.stringify({ instanceId: `host-${i >= pool.keys.length && i % 4 === 3 ? i % pool.keys.length : i}` }),
-});
+const activateRequest: LicenceRequest = (pool, i) => {
+  const slot = slotOf(pool, i);
+  const repeat = i >= pool.keys.length - 1 && i % 4 === 3;
+  return { path: activatePath(pool.keys[slot]!), body: JSON.stringify({ instanceId: `host-${repeat ? slot - 1 : i}` }) };
+};
+/** Probe n activates instance n of key 0: on both sides of pair n, the licence's activation n + 1. */
+const activateProbe: LicenceRequest = (pool, n) => ({ path: activatePath(pool.keys[0]!), body: JSON.stringify({ instanceId: `probe-${n}` }) });
 
 /** Each side answers for a key of its own pool: `data` is compared without it. */
 const withoutKey = (data: Json): Json => ({ ...data, key: undefined });
@@ -232,9 +252,7 @@ const expectValid = sameData(
 
 const expectActivated = sameData(
   (data) =>
-    data.activated === true && data.alreadyActive === false && data.activations === 1 && data.maxActivations === ACTIVATE_MAX_ACTIVATIONS
-      ? undefined
-      : 'expected a first activation',
+    data.activated === true && data.alreadyActive === false && data.maxActivations === ACTIVATE_MAX_ACTIVATIONS ? undefined : 'expected a new activation',
   withoutKey,
 );
 
@@ -283,12 +301,6 @@ export const scenarios: Scenario[] = [
     () => expectCreated,
   ),
   // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
-  licencePair('licence validate', (licences) => licences.validate, validateRequest, validateRequest, expectValid),
-  licencePair(
-    'licence activate',
-    (licences) => licences.activate,
-    activateRequest,
-    (pool) => ({ ...activateRequest(pool, 0), body: JSON.stringify({ instanceId: 'probe' }) }),
-    expectActivated,
-  ),
+  licencePair('licence validate', (licences) => licences.validate, validateRequest, validateProbe, expectValid),
+  licencePair('licence activate', (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
 ];
