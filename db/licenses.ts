@@ -65,12 +65,24 @@ export async function insertLicenseOnce(sequelize: Sequelize, row: NewLicense, t
   return earlier.key;
 }
 
-/**
+/*
  * The public routes' statements (domain/licenses/public.ts): the busiest of the service, called by installed
  * software, so each is a named prepared statement (db/plain-query.ts); exported so the bench's ceiling sends the
  * very same ones.
  */
-export const LICENSE_BY_KEY_SQL = `${SELECT_LICENSE} WHERE l.key = $1`;
+
+/** What validate answers from: the licence's figures and status, without the merchant's fields of the full row. */
+export interface LicenseValidationRow {
+  productId: string;
+  maxActivations: number;
+  status: LicenseStatus;
+  expiresAt: Date | null;
+  activations: number;
+}
+
+export const VALIDATE_LICENSE_SQL = `SELECT l.product_id AS "productId", l.max_activations AS "maxActivations", l.status, l.expires_at AS "expiresAt",
+         (SELECT count(*)::int FROM license_activations a WHERE a.license_id = l.id) AS activations
+    FROM licenses l WHERE l.key = $1`;
 
 /** What the activation rules read of the licence they lock. */
 export interface LockedLicense {

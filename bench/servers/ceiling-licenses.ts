@@ -5,9 +5,9 @@ import { counterOptions, LICENSE_KEY_LIMIT_PER_MINUTE, licenseKeyCounter, Shared
 import {
   ACTIVATION_STATE_SQL,
   INSERT_ACTIVATION_SQL,
-  LICENSE_BY_KEY_SQL,
+  VALIDATE_LICENSE_SQL,
   LOCK_LICENSE_SQL,
-  type LicenseWithActivations,
+  type LicenseValidationRow,
   type LockedLicense,
 } from '../../db/licenses';
 import { licenseStatus } from '../../domain/licenses/status';
@@ -64,7 +64,7 @@ async function validate(pool: Pool, req: IncomingMessage, res: ServerResponse): 
   const key = query.get('key') ?? undefined;
   if (await limited(pool, req, res, key)) return;
   const productId = query.get('productId') ?? undefined;
-  const [row] = (await pool.query<LicenseWithActivations>({ name: 'ceiling-license-validate', text: LICENSE_BY_KEY_SQL, values: [key] })).rows;
+  const [row] = (await pool.query<LicenseValidationRow>({ name: 'ceiling-license-validate', text: VALIDATE_LICENSE_SQL, values: [key] })).rows;
   const status = row && licenseStatus(row);
   if (!row || status === 'revoked' || (productId !== undefined && row.productId !== productId)) {
     return sendJson(res, 200, envelope({ valid: false, key, productId: null, activations: null, maxActivations: null, expiresAt: null }));

@@ -3,9 +3,9 @@ import {
   COUNT_ACTIVATIONS_SQL,
   DELETE_ACTIVATION_SQL,
   INSERT_ACTIVATION_SQL,
-  LICENSE_BY_KEY_SQL,
   LOCK_LICENSE_SQL,
-  type LicenseWithActivations,
+  VALIDATE_LICENSE_SQL,
+  type LicenseValidationRow,
   type LockedLicense,
 } from '../../db/licenses';
 import { plainQuery, plainTransaction, type PlainStatement } from '../../db/plain-query';
@@ -41,7 +41,7 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
      * or one of another product; an expired licence is `valid: false` with its figures, so software can say why.
      */
     async validate(key: string, productId?: string): Promise<LicenseValidation> {
-      const [row] = await plainQuery<LicenseWithActivations>(sequelize, LICENSE_BY_KEY_SQL, [key]);
+      const [row] = await plainQuery<LicenseValidationRow>(sequelize, VALIDATE_LICENSE_SQL, [key]);
       const status = row && licenseStatus(row);
       if (!row || status === 'revoked' || (productId !== undefined && row.productId !== productId)) {
         return { valid: false, key, productId: null, activations: null, maxActivations: null, expiresAt: null };
