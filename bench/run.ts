@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       if (options.rounds > 1) log(`${scenario.name}: round ${round} full/ceiling ${(pairs.at(-1)!.ratio * 100).toFixed(1)}% (load average ${loadavg()[0]?.toFixed(2)})`);
     }
     const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!;
-    results.push({ name: scenario.name, target: scenario.target, ...median, roundRatios: pairs.map((p) => p.ratio), pass: median.ratio >= scenario.target });
+    results.push({ name: scenario.name, target: scenario.target, ...median, rounds: pairs, pass: median.ratio >= scenario.target });
   }
 
   const fanout = fanoutSelected ? await runWebhookFanout(infra, options, log) : undefined;

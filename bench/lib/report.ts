@@ -11,8 +11,8 @@ export interface ScenarioResult {
   fullStack: Measurement;
   /** fullStack.requestsPerSecond / ceiling.requestsPerSecond (of the median pair when there were several) */
   ratio: number;
-  /** Every pair's ratio, in the order measured (BENCH_ROUNDS). */
-  roundRatios: number[];
+  /** Every pair, in the order measured (BENCH_ROUNDS). */
+  rounds: Array<{ ceiling: Measurement; fullStack: Measurement; ratio: number }>;
   pass: boolean;
 }
 
