@@ -1,7 +1,7 @@
 import type { ServerSpec } from './lib/child-server';
 import { FILES_PER_PRODUCT, STOREFRONT_PRODUCT_SLUG, STOREFRONT_PUBLIC_CODES, STOREFRONT_PUBLISHED } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
-import { ACTIVATE_MAX_ACTIVATIONS, VALIDATE_SEEDED_ACTIVATIONS, type BenchLicences, type LicencePools } from './lib/licences';
+import { ACTIVATE_MAX_ACTIVATIONS, ACTIVATE_SEEDED_INSTANCE, VALIDATE_SEEDED_ACTIVATIONS, type BenchLicences, type LicencePools } from './lib/licences';
 import type { LoadRequest } from './lib/load';
 import type { BenchOptions } from './lib/options';
 
@@ -228,15 +228,14 @@ const validateProbe: LicenceRequest = (pool) => ({ path: validatePath(pool, pool
 
 const activatePath = (key: string) => `${LICENSES}/${encodeURIComponent(key)}/activate`;
 /**
- * Walk request i: a new instance, except every fourth request after a key's first, which repeats the key's first
- * instance (software reinstalled on the same machine: `alreadyActive`, no slot burnt).
+ * Walk request i: a new instance, except every fourth request, which names the licence's seeded instance (software
+ * reinstalled on the same machine: `alreadyActive`, no slot burnt), so both sides serve one repeat in four from the start.
  */
-const activateRequest: LicenceRequest = (pool, i) => {
-  const slot = slotOf(pool, i);
-  const repeat = i >= pool.keys.length - 1 && i % 4 === 3;
-  return { path: activatePath(pool.keys[slot]!), body: JSON.stringify({ instanceId: `host-${repeat ? slot - 1 : i}` }) };
-};
-/** Probe n activates instance n of key 0: on both sides of pair n, the licence's activation n + 1. */
+const activateRequest: LicenceRequest = (pool, i) => ({
+  path: activatePath(pool.keys[slotOf(pool, i)]!),
+  body: JSON.stringify({ instanceId: i % 4 === 3 ? ACTIVATE_SEEDED_INSTANCE : `host-${i}` }),
+});
+/** Probe n activates instance n of key 0: on both sides of pair n, the licence's activation n + 2. */
 const activateProbe: LicenceRequest = (pool, n) => ({ path: activatePath(pool.keys[0]!), body: JSON.stringify({ instanceId: `probe-${n}` }) });
 
 /** Each side answers for a key of its own pool: `data` is compared without it. */

@@ -17,10 +17,12 @@ export const VALIDATE_POOL_SIZE = 6_000;
 export const ACTIVATE_POOL_SIZE = 3_000;
 /** Activations already on every validate licence, so the count the answer carries is not of an empty set. */
 export const VALIDATE_SEEDED_ACTIVATIONS = 2;
+/** The one activation already on every activate licence: the instance a repeated activation names (`alreadyActive`). */
+export const ACTIVATE_SEEDED_INSTANCE = 'seeded-1';
 const VALIDATE_MAX_ACTIVATIONS = 5;
 /**
- * Far above the new instances a walk gives one key: three in four of a key's requests after its first are new
- * instances, so filling one takes over 130 requests on that key, 390,000 on one side's pool.
+ * Far above the new instances a walk gives one key: three in four of its requests are new instances, so filling
+ * one takes over 130 requests on that key, 390,000 on one side's pool.
  */
 export const ACTIVATE_MAX_ACTIVATIONS = 100;
 const PRODUCT_SLUG = 'bench-licensed-app';
@@ -67,15 +69,18 @@ export async function seedLicences(sequelize: Sequelize): Promise<BenchLicences>
     await License.bulkCreate(rows);
     return rows;
   };
+  const activated = async (rows: Array<{ id: string }>, count: number) =>
+    sequelize.query(
+      `INSERT INTO license_activations (license_id, instance_id)
+       SELECT l.id, 'seeded-' || n FROM licenses l, generate_series(1, :count) n WHERE l.id IN (:ids)`,
+      { replacements: { count, ids: rows.map((r) => r.id) } },
+    );
   const validateCeiling = await pool(VALIDATE_POOL_SIZE, VALIDATE_MAX_ACTIVATIONS);
   const validateFull = await pool(VALIDATE_POOL_SIZE, VALIDATE_MAX_ACTIVATIONS);
-  await sequelize.query(
-    `INSERT INTO license_activations (license_id, instance_id)
-     SELECT l.id, 'seeded-' || n FROM licenses l, generate_series(1, :count) n WHERE l.id IN (:ids)`,
-    { replacements: { count: VALIDATE_SEEDED_ACTIVATIONS, ids: [...validateCeiling, ...validateFull].map((r) => r.id) } },
-  );
+  await activated([...validateCeiling, ...validateFull], VALIDATE_SEEDED_ACTIVATIONS);
   const activateCeiling = await pool(ACTIVATE_POOL_SIZE, ACTIVATE_MAX_ACTIVATIONS);
   const activateFull = await pool(ACTIVATE_POOL_SIZE, ACTIVATE_MAX_ACTIVATIONS);
+  await activated([...activateCeiling, ...activateFull], 1);
   const keys = (rows: Array<{ key: string }>) => rows.map((r) => r.key);
   return {
     productId,
