@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { findBuyableProductId } from '../../db/cart-products';
-import { PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
+import { Account, PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { validationError } from '../../lib/errors';
 import { createShippingPartners } from '../../lib/shipping';
@@ -46,9 +46,12 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     itemsOf: (tx: Transaction) => Promise<CheckoutCartItem[]>,
     options: PriceCartOptions = {},
   ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
-    // A courier chosen in metadata must be one the partner offers; it is asked before the transaction.
+    // With the fulfilment module on, a courier chosen in metadata ships the order, so it must be one the partner
+    // offers (asked before the transaction); with the module off the keys are plain metadata.
     const choice = shippingChoiceOf(buyer.metadata ?? {});
-    if (choice) await assertShippingChoice(partners, tenant, choice);
+    if (choice && (await Account.findByPk(tenant.accountId, { attributes: ['fulfillmentEnabled'] }))?.fulfillmentEnabled) {
+      await assertShippingChoice(partners, tenant, choice);
+    }
     const { session, workflowId } = await sequelize.transaction(async (tx) => {
       const priced = await priceCart(tx, tenant, { items: await itemsOf(tx), couponCode: buyer.couponCode, customerEmail: buyer.email }, options);
       if (priced.requiresShipping && !buyer.shippingAddress) {
