@@ -190,10 +190,11 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
     expect(fulfilled.filter((r) => r.discountApplied === false)).toHaveLength(SESSIONS - DISCOUNT_USES);
     expect((await ReferralLink.findByPk(referral.id))!.conversions).toBe(SESSIONS);
 
-    // The maintained balance equals the ledger's sum, which is the sum of what the sessions paid.
+    // The maintained balance equals the ledger's sum, which is the sum of what the sessions paid (pending, or
+    // available once a session's settlement ran).
     const [ledger] = await ctx.sequelize.query<{ balance: string; ledger: string }>(
-      `SELECT (SELECT pending FROM balances WHERE account_id = :accountId AND environment = :environment AND currency = 'USD') AS balance,
-              (SELECT sum(pending_delta) FROM balance_transactions WHERE account_id = :accountId AND environment = :environment) AS ledger`,
+      `SELECT (SELECT pending + available FROM balances WHERE account_id = :accountId AND environment = :environment AND currency = 'USD') AS balance,
+              (SELECT sum(pending_delta + available_delta) FROM balance_transactions WHERE account_id = :accountId AND environment = :environment) AS ledger`,
       { replacements: tenant, type: QueryTypes.SELECT },
     );
     const paid = sessions.reduce((sum, s) => sum + s.amount, 0);
