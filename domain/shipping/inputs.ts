@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { SHIPMENT_STATUSES } from '../../lib/shipping/events';
 import { singleLine } from '../../lib/text';
 
@@ -54,11 +55,13 @@ const courierList = z
   .max(50)
   .refine((codes) => new Set(codes).size === codes.length, 'must not repeat a courier');
 
-export const UpdateOriginBody = z
-  .object({ ...placeFields, couriers: courierList.optional().meta({ description: 'Couriers to ship with; [] (the default) means every courier' }) })
-  .strict()
-  .refine(bothOrNeither, COORDINATES)
-  .meta({ id: 'UpdateShippingOriginBody' });
+export const UpdateOriginBody = patchBody(
+  z
+    .object({ ...placeFields, couriers: courierList.optional().meta({ description: 'Couriers to ship with; [] (the default) means every courier' }) })
+    .strict()
+    .refine(bothOrNeither, COORDINATES),
+  'UpdateShippingOriginBody',
+);
 export type UpdateOriginBody = z.infer<typeof UpdateOriginBody>;
 
 /** A place in a rate request: every field optional, but an `address` or an `areaId` to name it. */
