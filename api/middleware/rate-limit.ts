@@ -57,6 +57,7 @@ interface KeyState {
 export class SharedRateLimiter {
   private readonly keys = new Map<string, KeyState>();
   private readonly exactWithin: number;
+  private lastSweep = Date.now();
 
   constructor(private readonly store: RateLimiterPostgres) {
     this.exactWithin = Math.max(Math.ceil(store.points / 5), 100);
@@ -66,9 +67,15 @@ export class SharedRateLimiter {
     return this.store.points;
   }
 
+  /** How many keys this process holds state for (public limits key by IP: without the sweep this only grows). */
+  get trackedKeys(): number {
+    return this.keys.size;
+  }
+
   /** Resolves with the remaining budget, or rejects with the library's RateLimiterRes when the limit is reached. */
   async consume(key: string): Promise<number> {
     const now = Date.now();
+    this.sweep(now);
     const state = this.keys.get(key);
     if (state && now < state.resetAt && this.store.points - (state.consumed + state.pending) > this.exactWithin) {
       state.pending += 1;
@@ -84,6 +91,15 @@ export class SharedRateLimiter {
     } catch (err) {
       if (err instanceof RateLimiterRes) this.record(key, err, now);
       throw err;
+    }
+  }
+
+  /** Once per window, forgets keys whose window has ended with nothing left to flush. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < this.store.duration * 1000) return;
+    this.lastSweep = now;
+    for (const [key, state] of this.keys) {
+      if (now >= state.resetAt && state.pending === 0 && !state.flushTimer) this.keys.delete(key);
     }
   }
 

@@ -1,4 +1,6 @@
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { QueryTypes } from 'sequelize';
+import { counterOptions, SharedRateLimiter } from '../../api/middleware/rate-limit';
 import { createTestContext, http, type TestContext } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { expectError } from '../helpers/expect';
@@ -53,5 +55,20 @@ describe('per-workspace rate limit', () => {
       return row && row.points >= 30 && row.points;
     }, { timeoutMs: 5_000 });
     expect(points).toBe(30);
+  });
+});
+
+describe('SharedRateLimiter', () => {
+  it('forgets keys whose window has ended, so per-IP state does not grow without bound', async () => {
+    const store = new RateLimiterPostgres({ storeClient: ctx.sequelize, storeType: 'sequelize', ...counterOptions(`sweep${Date.now()}:`, 5), duration: 1 });
+    const limiter = new SharedRateLimiter(store);
+    for (let i = 0; i < 40; i += 1) await limiter.consume(`ip-${i}`);
+    expect(limiter.trackedKeys).toBe(40);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await limiter.consume('ip-new');
+    expect(limiter.trackedKeys).toBe(1);
+    // A forgotten key starts from the shared counter again: still limited within its new window.
+    for (let i = 0; i < 4; i += 1) await limiter.consume('ip-new');
+    await expect(limiter.consume('ip-new')).rejects.toMatchObject({ remainingPoints: 0 });
   });
 });
