@@ -11,6 +11,7 @@ import { createCheckoutActivities } from './checkout';
 import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
+import { createSubscriptionActivities } from './subscriptions';
 import { createWebhookActivities } from './webhooks';
 
 /** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
@@ -56,5 +57,6 @@ export function createActivities(deps: ActivityDeps) {
     createWebhookActivities(deps),
     createEmailActivities(deps),
     createCheckoutActivities(deps),
+    createSubscriptionActivities(deps),
   );
 }

@@ -12,6 +12,8 @@ import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
+import { createSubscriptionService } from './subscriptions/service';
+import { createTestClockService } from './test-clocks/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -59,6 +61,8 @@ export function createServices(deps: ServiceDeps) {
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
+    subscriptions: createSubscriptionService(deps),
+    testClocks: createTestClockService(deps),
   };
 }
 

@@ -7,17 +7,21 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, subscription, testClock, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
+  subscriptionChanged,
+  testClockAdvanceRequested,
   workflowIds,
   type AiGenerationTarget,
   type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
+  type SubscriptionWorkflowInput,
+  type TestClockInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -32,6 +36,11 @@ export interface DurableStartInputs {
   checkoutSession: CheckoutSessionInput;
   /** Signal-with-start of the session's workflow: the session committed as `completed`. */
   checkoutCompleted: CheckoutSessionInput;
+  subscription: SubscriptionWorkflowInput;
+  /** Signal-with-start of the subscription's workflow: its row changed (a request, a paid invoice). */
+  subscriptionChanged: SubscriptionWorkflowInput;
+  /** Signal-with-start of the clock's workflow: an advance committed. */
+  testClockAdvance: TestClockInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -48,6 +57,9 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
   checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
   checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
+  subscription: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscription(input) },
+  subscriptionChanged: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscriptionChanged(input) },
+  testClockAdvance: { workflowId: (input) => workflowIds.testClock(input.clockId), start: (starters, _accountId, input) => starters.testClockAdvance(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -166,6 +178,41 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         args: [input],
         signal: checkoutCompleted.name,
         signalArgs: [],
+      });
+    },
+
+    /** `subscription:<sub>`, started with the subscription; never reused (its id names one subscription's whole life). */
+    subscription(input: SubscriptionWorkflowInput): Promise<boolean> {
+      return start<typeof subscription>('subscription', input.accountId, {
+        workflowId: workflowIds.subscription(input.subscriptionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The subscription's row changed: its workflow reads it again (a canceled one has ended, which is the no-op). */
+    subscriptionChanged(input: SubscriptionWorkflowInput): Promise<boolean> {
+      return signalOnce('subscription', input.accountId, {
+        workflowId: workflowIds.subscription(input.subscriptionId),
+        args: [input],
+        signal: subscriptionChanged.name,
+        signalArgs: [],
+      });
+    },
+
+    /**
+     * An advance of the clock committed: signal-with-start of `test-clock:<clock>`, whose run ends with each
+     * advance played, so the id is reused by the next advance's run.
+     */
+    async testClockAdvance(input: TestClockInput): Promise<void> {
+      await client.workflow.signalWithStart<typeof testClock, []>('testClock', {
+        workflowId: workflowIds.testClock(input.clockId),
+        taskQueue,
+        args: [input],
+        signal: testClockAdvanceRequested,
+        signalArgs: [],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        ...tagged(input.accountId),
       });
     },
 

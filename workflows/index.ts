@@ -5,3 +5,5 @@ export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
+export { subscription } from './subscription';
+export { testClock } from './test-clock';

@@ -25,6 +25,10 @@ export const workflowIds = {
   emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
   /** One per checkout session, for its whole life: expiry, then fulfilment exactly once. */
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
+  /** One per subscription for its whole life (continued as new every cycle): trial, renewals, dunning, cancel. */
+  subscription: (subscriptionId: string) => `subscription:${subscriptionId}`,
+  /** One per test clock: plays an advance through the clock's subscriptions, then sets the clock `ready`. */
+  testClock: (clockId: string) => `test-clock:${clockId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -146,3 +150,66 @@ export const checkoutCompleted = defineSignal('checkoutCompleted');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('checkoutState');
 
 export type CheckoutSessionOutcome = 'fulfilled' | 'expired';
+
+// subscription -------------------------------------------------------------------------------------------
+
+export interface SubscriptionWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  subscriptionId: string;
+  /**
+   * Carried across continue-as-new: an advance of the subscription's test clock is still to be acknowledged
+   * once every step up to the clock's time has run. Left out at the first start, which acknowledges too, so a
+   * clock that advanced before this workflow existed still hears from it.
+   */
+  clockAckOwed?: boolean;
+}
+
+/** What one step call did and what the workflow waits for next (activities/subscriptions.ts). */
+export interface SubscriptionStepResult {
+  /** The step applied (`renewal`, `charge_failed`, `payment_succeeded`, …); null when nothing was due. */
+  applied: string | null;
+  status: 'active' | 'trialing' | 'past_due' | 'paused' | 'canceled' | 'unpaid';
+  /** A new period began (trial end, renewal, skipped renewal): the workflow continues as new. */
+  cycled: boolean;
+  /** Epoch ms of the next due step in the subscription's time; null when none is scheduled. */
+  nextAt: number | null;
+  /** Set for a subscription on a test clock: its time is the clock's, which only an advance moves. */
+  testClockId: string | null;
+  /** The clock's time the step was judged at (epoch ms), for the advance's acknowledgement. */
+  clockTime: number | null;
+}
+
+export type SubscriptionOutcome = 'canceled';
+
+export interface SubscriptionWorkflowState {
+  status: SubscriptionStepResult['status'] | 'starting';
+  nextAt: number | null;
+  lastStep: string | null;
+}
+
+/** The row changed (pause, resume, plan switch, cancel) or one of its invoices was paid: read it again. */
+export const subscriptionChanged = defineSignal('subscriptionChanged');
+/** The subscription's test clock moved: play every step due up to its new time, then acknowledge. */
+export const subscriptionClockAdvanced = defineSignal('subscriptionClockAdvanced');
+export const subscriptionStateQuery = defineQuery<SubscriptionWorkflowState>('subscriptionState');
+
+// test-clock ---------------------------------------------------------------------------------------------
+
+export interface TestClockInput {
+  accountId: string;
+  environment: Environment;
+  clockId: string;
+}
+
+/** An advance was committed (status `advancing`, the new `frozenTime`): play it. */
+export const testClockAdvanceRequested = defineSignal('testClockAdvanceRequested');
+
+export interface ClockCaughtUp {
+  subscriptionId: string;
+  /** The clock time (epoch ms) up to which every due step of the subscription has run. */
+  clockTime: number;
+}
+
+/** A subscription workflow has run every step due up to `clockTime`. */
+export const testClockSubscriptionCaughtUp = defineSignal<[ClockCaughtUp]>('testClockSubscriptionCaughtUp');

@@ -18,6 +18,8 @@ import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
+import { subscriptionsRouter } from './subscriptions/router';
+import { testClocksRouter } from './test-clocks/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
 
 /** What every router gets: the endpoint machinery and the domain services. */
@@ -45,4 +47,6 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   checkoutSessionsRouter,
   customersRouter,
   plansRouter,
+  subscriptionsRouter,
+  testClocksRouter,
 ];

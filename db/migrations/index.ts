@@ -15,6 +15,7 @@ import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
 import * as billing from './0019-billing';
+import * as subscriptions from './0020-subscriptions';
 
 export interface Migration {
   name: string;
@@ -40,4 +41,5 @@ export const migrations: Migration[] = [
   { name: '0014-licences', ...licences },
   { name: '0015-checkout', ...checkout },
   { name: '0019-billing', ...billing },
+  { name: '0020-subscriptions', ...subscriptions },
 ];

@@ -23,6 +23,8 @@ export { PortfolioItem } from './portfolio-item';
 export { Product } from './product';
 export { ProductFile } from './product-file';
 export { ReferralLink } from './referral-link';
+export { Subscription } from './subscription';
+export { SubscriptionCharge } from './subscription-charge';
 export { TestClock } from './test-clock';
 export { Testimonial } from './testimonial';
 export { WebhookDeliveryAttempt } from './webhook-delivery-attempt';
