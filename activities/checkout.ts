@@ -1,9 +1,10 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import type { CheckoutStatus } from '../db/models';
+import { expireCheckoutIfOpen } from '../domain/checkout/expiry';
+import { createCheckoutFulfilment, type StepOutcome } from '../domain/checkout/fulfilment';
 import type { Config } from '../lib/config';
-import type { Logger } from '../lib/logger';
 import type { CryptoBox } from '../lib/crypto-box';
-import type { BlobStorage } from '../lib/storage';
 
 /** One session, as every checkout activity addresses it. */
 export interface CheckoutActivityInput {
@@ -17,18 +18,32 @@ export interface CheckoutFulfilmentPlan {
   steps: string[];
 }
 
-/** The checkout-session workflow's steps. */
-export function createCheckoutActivities(_deps: { sequelize: Sequelize; config: Config; logger: Logger; box: CryptoBox; storage: BlobStorage }) {
+const tenantOf = (input: CheckoutActivityInput) => ({ accountId: input.accountId, environment: input.environment });
+
+/** The checkout-session workflow's steps (domain/checkout/: expiry.ts, fulfilment.ts). */
+export function createCheckoutActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
+  const fulfilment = createCheckoutFulfilment({ sequelize, config, box });
   return {
-    /** At the deadline: expires the session if it is still `open`; answers its status either way. */
-    async expireCheckoutIfOpen(_input: CheckoutActivityInput): Promise<CheckoutStatus> {
-      throw new Error('TODO(checkout-activities)');
+    /**
+     * At the deadline: expires the session if it is still `open`; answers its status either way. "Now" is the
+     * time Temporal scheduled this attempt, the clock of the timer that called it (and, on the time-skipping
+     * test server, the skipped one). A session still `open` before its `expiresAt` by that clock is a call
+     * made too early: retried, so never reported as paid.
+     */
+    async expireCheckoutIfOpen(input: CheckoutActivityInput): Promise<Exclude<CheckoutStatus, 'open'>> {
+      const now = new Date(Context.current().info.currentAttemptScheduledTimestampMs);
+      const status = await expireCheckoutIfOpen(sequelize, tenantOf(input), input.sessionId, now);
+      if (status === 'open') throw ApplicationFailure.retryable(`checkout session ${input.sessionId} is not due to expire yet`, 'CheckoutNotDue');
+      return status;
     },
-    async planCheckoutFulfilment(_input: CheckoutActivityInput): Promise<CheckoutFulfilmentPlan> {
-      throw new Error('TODO(checkout-activities)');
+
+    async planCheckoutFulfilment(input: CheckoutActivityInput): Promise<CheckoutFulfilmentPlan> {
+      return { steps: await fulfilment.plan(tenantOf(input), input.sessionId) };
     },
-    async runCheckoutFulfilmentStep(_input: CheckoutActivityInput & { step: string }): Promise<void> {
-      throw new Error('TODO(checkout-activities)');
+
+    /** One step, applied at most once per session whatever the retries (`already_applied` on a repeat). */
+    async runCheckoutFulfilmentStep(input: CheckoutActivityInput & { step: string }): Promise<StepOutcome> {
+      return fulfilment.runStep(tenantOf(input), input.sessionId, input.step);
     },
   };
 }

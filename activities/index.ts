@@ -11,6 +11,8 @@ import { createCheckoutActivities } from './checkout';
 import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
+import { createManualOrderActivities } from './manual-orders';
+import { createPayoutActivities } from './payouts';
 import { createSubscriptionActivities } from './subscriptions';
 import { createWebhookActivities } from './webhooks';
 
@@ -57,6 +59,8 @@ export function createActivities(deps: ActivityDeps) {
     createWebhookActivities(deps),
     createEmailActivities(deps),
     createCheckoutActivities(deps),
+    createManualOrderActivities(deps),
+    createPayoutActivities(deps),
     createSubscriptionActivities(deps),
   );
 }

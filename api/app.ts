@@ -19,6 +19,7 @@ import { requestId } from './middleware/request-id';
 import { requestLogger } from './middleware/request-logger';
 import { docsContentSecurityPolicy, securityHeaders } from './middleware/security-headers';
 import { buildDocument, createRegistry } from './openapi';
+import { checkoutPages } from './pages/checkout/router';
 import { ROUTES, type RouteDeps } from './routes/registry';
 import { temporalIsReachable } from './temporal-client';
 
@@ -102,6 +103,8 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
 
   app.use(customDomainRewrite(sequelize, new URL(config.PUBLIC_BASE_URL).hostname.toLowerCase()));
   app.use('/api', api);
+  // Buyer-facing HTML, outside the JSON API: the hosted checkout page (a session's hostedUrl in local mode).
+  app.use('/checkout', checkoutPages({ hostedCheckout: services.hostedCheckout, rateLimits: deps.rateLimits, publicBaseUrl: config.PUBLIC_BASE_URL }));
   app.use(routeNotFound);
   app.use(errorHandler);
 

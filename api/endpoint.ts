@@ -8,12 +8,13 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { ApiKeyService } from '../domain/api-keys/service';
 import type { AuthContext } from '../domain/auth-context';
+import type { GatedModule } from '../domain/modules/service';
 import type { CryptoBox } from '../lib/crypto-box';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors';
 import { MAX_UPLOAD_DURATION_MS } from '../lib/storage';
 import { HTTP_STATUS } from './errors';
 import { sendData, sendSerializedData } from './envelope';
-import { authenticate, requireAccess } from './middleware/auth';
+import { authenticate, requireAccess, requireModule } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
 import type { MethodsByPath } from './middleware/method-not-allowed';
@@ -30,10 +31,13 @@ export type Access = 'public' | 'storefront' | 'publishable' | 'secret';
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** A stored file to stream as a download: `size` bytes of `body`, saved by the browser as `fileName`. */
+/**
+ * A file to stream as a download: `body`, saved by the browser as `fileName`; `size` bytes when known, else sent
+ * chunked as it is produced (an export written while it is read).
+ */
 export interface FileResult {
   body: Readable;
-  size: number;
+  size?: number;
   fileName: string;
   /** As recorded with the file; null (or unusable) falls back to the type of the name's extension. */
   mimeType: string | null;
@@ -46,7 +50,7 @@ export interface FileResult {
 export type HandlerResult<R extends Schema> =
   | { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null }
   | { noContent: true }
-  | { raw: string }
+  | { raw: string; headers?: Record<string, string> }
   | { file: FileResult };
 
 export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
@@ -100,6 +104,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * subscription create); otherwise the key is optional on every mutating route.
    */
   idempotencyKey?: 'required';
+  /**
+   * The module a keyed route belongs to: while the workspace has it off, the route answers the module's refusal
+   * (`409 fulfillment_module_disabled`) before reading the body. Not for public or storefront routes (no key, no workspace).
+   */
+  module?: GatedModule;
   handler: (input: EndpointInput<B, Q, P, A>) => Promise<HandlerResult<R>>;
 }
 
@@ -208,7 +217,7 @@ function mediaTypeOf(recorded: string | null): string | null {
  * Streams a file as an attachment: browsers save it, never render it (RFC 6266 `Content-Disposition`, with an
  * RFC 8187 `filename*` for names beyond ASCII), and no cache keeps a copy of what each fetch of a counted link
  * serves. HEAD answers the headers alone. A stream that fails midway cuts the connection, so the client sees
- * fewer bytes than `Content-Length` rather than a complete-looking file.
+ * fewer bytes than `Content-Length` (or a chunked body without its last chunk) rather than a complete-looking file.
  */
 async function sendFile(req: Request, res: Response, file: FileResult): Promise<void> {
   // Express keeps only the part after the last `/`; a name that has one is saved whole, with `_` in its place.
@@ -216,7 +225,7 @@ async function sendFile(req: Request, res: Response, file: FileResult): Promise<
   const type = mediaTypeOf(file.mimeType);
   // As recorded: res.type() would add a charset the file may not be in.
   if (type) res.setHeader('Content-Type', type);
-  res.set('Content-Length', String(file.size));
+  if (file.size !== undefined) res.set('Content-Length', String(file.size));
   res.set('Cache-Control', 'no-store');
   if (req.method === 'HEAD') {
     file.body.destroy();
@@ -253,7 +262,13 @@ export class ApiRouter {
         ? [deps.rateLimits.perIp]
         : endpoint.access === 'storefront'
           ? [deps.rateLimits.perIp, authenticate(deps.apiKeys, { optional: true })]
-          : [noStore, authenticate(deps.apiKeys), requireAccess(endpoint.access === 'publishable'), endpoint.rateLimit ?? deps.rateLimits.perWorkspace];
+          : [
+              noStore,
+              authenticate(deps.apiKeys),
+              requireAccess(endpoint.access === 'publishable'),
+              endpoint.rateLimit ?? deps.rateLimits.perWorkspace,
+              ...(endpoint.module ? [requireModule(endpoint.module)] : []),
+            ];
     // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
     if (endpoint.multipart) chain.push(allowUploadTime);
@@ -288,6 +303,7 @@ export class ApiRouter {
       if ('raw' in result) {
         if (!endpoint.produces) throw new Error(`${endpoint.method} ${endpoint.path} answered a raw body without declaring produces`);
         if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, result.raw);
+        if (result.headers) res.set(result.headers);
         res.status(endpoint.status ?? 200).type(endpoint.produces).send(result.raw);
         return;
       }
@@ -326,6 +342,7 @@ export class ApiRouter {
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
       'RATE_LIMITED',
       'INTERNAL_ERROR',
+      ...(endpoint.module ? (['fulfillment_module_disabled'] as const) : []),
       ...(endpoint.errors ?? []),
     ];
     const byStatus = new Map<number, Set<ErrorCode>>();

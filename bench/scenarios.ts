@@ -91,6 +91,13 @@ function expectCreated(status: number, body: unknown) {
   }
 }
 
+function expectPayout(status: number, body: unknown) {
+  const data = (body as { data?: { id?: unknown; status?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.id !== 'string' || !data.id.startsWith('pout_') || data.status !== 'pending') {
+    throw new Error(`expected 201 with a pending payout, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
 function expectProductListPage(status: number, body: unknown) {
   expectPage(50)(status, body);
   const files = (body as { data: Array<{ files: unknown[] }> }).data.map((p) => p.files.length);
@@ -154,6 +161,34 @@ function pair(
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/**
+ * Payout create under contention: every request of the 32 connections debits the same balance row of one workspace
+ * (bench/lib/payouts.ts), and starts the payout's workflow. The ceiling also needs the key that sealed the bank
+ * account and the Temporal server it starts workflows on.
+ */
+const payoutCreate: Scenario = {
+  name: 'payout create',
+  target: 0.5,
+  ceiling: (ctx) => {
+    const spec = ceilingServer('bench/servers/ceiling-payouts-create.ts', ctx);
+    return {
+      server: { ...spec, env: { ...spec.env, ENCRYPTION_KEY: ctx.infra.encryptionKey, TEMPORAL_ADDRESS: ctx.infra.temporalAddress } },
+      request: payoutRequest(ctx),
+      verify: expectPayout,
+    };
+  },
+  fullStack: (ctx) => ({ server: fullStackServer(ctx), request: payoutRequest(ctx), verify: expectPayout }),
+};
+
+function payoutRequest(ctx: BenchContext): LoadRequest {
+  return {
+    method: 'POST',
+    path: '/api/v1/payouts',
+    headers: { ...bearer(ctx.infra.payouts.secretKey), 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 1, currency: 'USD' }),
+  };
+}
+
 export const scenarios: Scenario[] = [
   pair(
     'api-keys list',
@@ -198,4 +233,5 @@ export const scenarios: Scenario[] = [
     }),
     () => expectCreated,
   ),
+  payoutCreate,
 ];

@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
 import { connectionOf } from './outbox';
+import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
 
 /**
@@ -22,12 +23,40 @@ export interface PendingWorkflowStart extends WorkflowStartIntent {
   attempts: number;
 }
 
+/** recordWorkflowStart's statement; exported (like the claim's and the mark's) so the bench's ceilings send the very same ones. */
+export function workflowStartInsertStatement(tenant: Tenant, intent: WorkflowStartIntent): Statement {
+  return {
+    text: `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`,
+    values: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)],
+  };
+}
+
 /** Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. */
 export async function recordWorkflowStart(tx: Transaction, tenant: Tenant, intent: WorkflowStartIntent): Promise<void> {
-  await connectionOf(tx).query(
-    `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`,
-    { bind: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)], type: QueryTypes.INSERT, transaction: tx },
-  );
+  const { text, values } = workflowStartInsertStatement(tenant, intent);
+  await connectionOf(tx).query(text, { bind: values, type: QueryTypes.INSERT, transaction: tx });
+}
+
+/** claimWorkflowStarts' statement. */
+export function claimWorkflowStartsStatement(selection: { limit: number } | { workflowIds: string[] }): Statement {
+  const byId = 'workflowIds' in selection;
+  return {
+    text: `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
+       FROM workflow_starts
+      WHERE started_at IS NULL AND ${byId ? 'workflow_id = ANY($1::text[])' : 'next_attempt_at <= now()'}
+      ORDER BY next_attempt_at, id
+      ${byId ? '' : 'LIMIT $1'}
+        FOR UPDATE SKIP LOCKED`,
+    values: [byId ? selection.workflowIds : selection.limit],
+  };
+}
+
+/** The mark of started rows (settleWorkflowStarts). */
+export function markWorkflowStartsStatement(started: string[]): Statement {
+  return {
+    text: 'UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1::text[])',
+    values: [started],
+  };
 }
 
 /**
@@ -40,16 +69,8 @@ export async function claimWorkflowStarts(
   tx: Transaction,
   selection: { limit: number } | { workflowIds: string[] },
 ): Promise<PendingWorkflowStart[]> {
-  const where = 'limit' in selection ? 'next_attempt_at <= now()' : 'workflow_id IN (:workflowIds)';
-  return sequelize.query<PendingWorkflowStart>(
-    `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
-       FROM workflow_starts
-      WHERE started_at IS NULL AND ${where}
-      ORDER BY next_attempt_at, id
-      ${'limit' in selection ? 'LIMIT :limit' : ''}
-        FOR UPDATE SKIP LOCKED`,
-    { type: QueryTypes.SELECT, replacements: selection, transaction: tx },
-  );
+  const { text, values } = claimWorkflowStartsStatement(selection);
+  return sequelize.query<PendingWorkflowStart>(text, { type: QueryTypes.SELECT, bind: values, transaction: tx });
 }
 
 /** Longest wait between two attempts of a start that keeps failing. */
@@ -63,10 +84,8 @@ export async function settleWorkflowStarts(
   failed: { id: string; error: string }[],
 ): Promise<void> {
   if (started.length > 0) {
-    await sequelize.query(`UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id IN (:started)`, {
-      replacements: { started },
-      transaction: tx,
-    });
+    const { text, values } = markWorkflowStartsStatement(started);
+    await sequelize.query(text, { bind: values, transaction: tx });
   }
   for (const { id, error } of failed) {
     await sequelize.query(

@@ -1,6 +1,9 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBillingSettingsService } from './billing/settings';
 import { createBlogPostService } from './blog/service';
 import { createCheckoutSessionService } from './checkout/service';
+import { createHostedCheckoutService } from './checkout/hosted-page';
+import { createStorefrontCheckoutService } from './checkout/storefront';
 import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
@@ -8,10 +11,18 @@ import { testimonials } from './credibility/testimonials';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
+import { createStockService } from './inventory/service';
+import { createVariantService } from './inventory/variants';
+import { createWarehouseService } from './inventory/warehouses';
+import { createInvoiceService } from './invoices/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
+import { createManualCheckoutService } from './manual-orders/checkout';
+import { createManualOrderService } from './manual-orders/service';
+import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
+import { createPayoutService } from './payouts/service';
 import { createSubscriptionService } from './subscriptions/service';
 import { createTestClockService } from './test-clocks/service';
 import { createAiGenerationService } from './products/ai-generation';
@@ -46,6 +57,7 @@ export function createServices(deps: ServiceDeps) {
     storefrontSettings: createStorefrontSettingsService(deps),
     publicStorefront: createPublicStorefrontService(deps),
     storefrontActivity: createStorefrontActivityService(deps),
+    storefrontCheckout: createStorefrontCheckoutService(deps),
     referralLinks: createReferralLinkService(deps),
     portfolio: createCredibilityService(deps, portfolio),
     testimonials: createCredibilityService(deps, testimonials),
@@ -61,6 +73,16 @@ export function createServices(deps: ServiceDeps) {
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
+    hostedCheckout: createHostedCheckoutService(deps),
+    warehouses: createWarehouseService(deps),
+    variants: createVariantService(deps),
+    stock: createStockService(deps),
+    manualOrders: createManualOrderService(deps),
+    manualCheckout: createManualCheckoutService(deps),
+    orderTracker: createOrderTrackerService(deps),
+    invoices: createInvoiceService(deps),
+    billingSettings: createBillingSettingsService(deps),
+    payouts: createPayoutService(deps),
     subscriptions: createSubscriptionService(deps),
     testClocks: createTestClockService(deps),
   };

@@ -7,12 +7,13 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, subscription, testClock, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, subscription, testClock, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
+  payoutMoved,
   subscriptionChanged,
   testClockAdvanceRequested,
   workflowIds,
@@ -20,6 +21,10 @@ import {
   type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
+  type ManualOrderInput,
+  type PayoutMove,
+  type PayoutWorkflowInput,
+  type SettlementInput,
   type SubscriptionWorkflowInput,
   type TestClockInput,
   type WebhookDeliveryInput,
@@ -36,6 +41,13 @@ export interface DurableStartInputs {
   checkoutSession: CheckoutSessionInput;
   /** Signal-with-start of the session's workflow: the session committed as `completed`. */
   checkoutCompleted: CheckoutSessionInput;
+  manualOrder: ManualOrderInput;
+  /** Started with the checkout credit: the session's amount settles after the environment's delay. */
+  settlement: SettlementInput;
+  /** Started with the payout. */
+  payout: PayoutWorkflowInput;
+  /** Signal-with-start of the payout's workflow: the payout's row committed a move. */
+  payoutMoved: PayoutWorkflowInput & PayoutMove;
   subscription: SubscriptionWorkflowInput;
   /** Signal-with-start of the subscription's workflow: its row changed (a request, a paid invoice). */
   subscriptionChanged: SubscriptionWorkflowInput;
@@ -57,6 +69,10 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
   checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
   checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
+  manualOrder: { workflowId: (input) => workflowIds.manualOrder(input.orderId), start: (starters, _accountId, input) => starters.manualOrder(input) },
+  settlement: { workflowId: (input) => workflowIds.settlement(input.sessionId), start: (starters, _accountId, input) => starters.settlement(input) },
+  payout: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payout(input) },
+  payoutMoved: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payoutMoved(input) },
   subscription: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscription(input) },
   subscriptionChanged: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscriptionChanged(input) },
   testClockAdvance: { workflowId: (input) => workflowIds.testClock(input.clockId), start: (starters, _accountId, input) => starters.testClockAdvance(input) },
@@ -178,6 +194,43 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         args: [input],
         signal: checkoutCompleted.name,
         signalArgs: [],
+      });
+    },
+
+    /** `manual-order:<mord>`, recorded by the confirming transaction; never reused, so the order is fulfilled once. */
+    manualOrder(input: ManualOrderInput): Promise<boolean> {
+      return start<typeof manualOrder>('manualOrder', input.accountId, {
+        workflowId: workflowIds.manualOrder(input.orderId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `settlement:<cs>`; never reused, so a repeated start settles nothing twice. */
+    settlement(input: SettlementInput): Promise<boolean> {
+      return start<typeof settlement>('settlement', input.accountId, {
+        workflowId: workflowIds.settlement(input.sessionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `payout:<pout>`, started with the payout; never reused (a move's signal-with-start may have started it already). */
+    payout(input: PayoutWorkflowInput): Promise<boolean> {
+      return start<typeof payout>('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The payout's row committed a move: tell its workflow (starting it, should its start not have happened yet). */
+    payoutMoved({ status, ...input }: PayoutWorkflowInput & PayoutMove): Promise<boolean> {
+      return signalOnce('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        signal: payoutMoved.name,
+        signalArgs: [{ status }],
       });
     },
 

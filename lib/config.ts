@@ -33,6 +33,9 @@ const duration = z.string().transform((value, ctx) => {
   }
 });
 
+/** At most 30 days: money held longer than that is not "in settlement" any more. 0s settles at once. */
+const settlementDelay = duration.pipe(z.number().max(30 * 86_400_000, 'must be at most 30d'));
+
 const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
@@ -71,6 +74,12 @@ const schema = z.object({
   FILE_STORAGE_DIR: z.string().min(1).optional(),
   /** How long a deleted product file's blob is kept before the file-cleanup workflow removes it. */
   FILE_CLEANUP_DELAY: duration.default(parseDuration('5m')),
+  /**
+   * How long a completed session's amount stays `pending` before it becomes `available` (ARCHITECTURE.md,
+   * Settlement): SETTLEMENT_DELAY in live, TEST_SETTLEMENT_DELAY in test.
+   */
+  SETTLEMENT_DELAY: settlementDelay.default(parseDuration('2d')),
+  TEST_SETTLEMENT_DELAY: settlementDelay.default(parseDuration('1m')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),

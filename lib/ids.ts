@@ -40,6 +40,7 @@ export const ID_PREFIXES = {
   emailMessage: 'eml',
   checkoutRefund: 're',
   balanceTransaction: 'txn',
+  stockMovement: 'mvt',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

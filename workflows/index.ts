@@ -5,5 +5,8 @@ export { aiGeneration } from './ai-generation';
 export { webhookDelivery } from './webhook-delivery';
 export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
+export { manualOrder } from './manual-order';
+export { settlement } from './settlement';
+export { payout } from './payout';
 export { subscription } from './subscription';
 export { testClock } from './test-clock';

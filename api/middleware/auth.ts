@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { ApiKeyService } from '../../domain/api-keys/service';
+import { assertModuleEnabled, type GatedModule } from '../../domain/modules/service';
 import { API_KEY_PATTERN } from '../../lib/api-key-secrets';
 import { AppError, forbidden } from '../../lib/errors';
 
@@ -44,6 +45,17 @@ export function requireAccess(allowPublishable: boolean): RequestHandler {
     if (req.auth?.access === 'publishable' && !allowPublishable) {
       throw forbidden('A publishable key may only read the public catalogue; use a secret key');
     }
+    next();
+  };
+}
+
+/**
+ * Routes of a module answer its refusal while the workspace has the module off. The flags come with the key
+ * (cached like it; a switch drops the workspace from every process's cache, docs/decisions/modules.md).
+ */
+export function requireModule(module: GatedModule): RequestHandler {
+  return (req, _res, next) => {
+    assertModuleEnabled(req.auth!.account, module);
     next();
   };
 }

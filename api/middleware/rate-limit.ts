@@ -17,6 +17,13 @@ export type PublicWriteLimit = keyof typeof PUBLIC_WRITE_LIMITS_PER_MINUTE;
  */
 export const LICENSE_KEY_LIMIT_PER_MINUTE = 60;
 
+/**
+ * The public order tracker, per client IP across all merchants (on top of the per-IP public limit): order
+ * numbers are sequential, so this bounds how fast anyone can walk them or guess an order's e-mail
+ * (docs/decisions/manual-orders.md).
+ */
+export const ORDER_TRACKER_LIMIT_PER_MINUTE = 30;
+
 export interface RateLimits {
   perWorkspace: RequestHandler;
   perIp: RequestHandler;
@@ -24,6 +31,8 @@ export interface RateLimits {
   perIpPerMerchant: Record<PublicWriteLimit, RequestHandler>;
   /** The public licence routes' own limit, per licence key. */
   perLicenseKey: RequestHandler;
+  /** The public order tracker's own limit, per client IP. */
+  perIpOrderTracker: RequestHandler;
 }
 
 /** How long a process may hold counted requests before adding them to the shared counter. */
@@ -175,5 +184,6 @@ export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePer
     perIp: middleware(limiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
     perIpPerMerchant: { validateDiscount: perIpPerMerchant('validateDiscount'), checkoutCreate: perIpPerMerchant('checkoutCreate') },
     perLicenseKey: middleware(limiter(sequelize, 'lic', LICENSE_KEY_LIMIT_PER_MINUTE), licenseKeyOf),
+    perIpOrderTracker: middleware(limiter(sequelize, 'ord', ORDER_TRACKER_LIMIT_PER_MINUTE), (req) => req.ip ?? 'unknown'),
   };
 }

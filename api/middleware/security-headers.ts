@@ -36,3 +36,21 @@ export const noStore: RequestHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };
+
+/**
+ * The hosted checkout pages' CSP (api/pages/checkout), replacing the API's. No script may run at all: the pages
+ * work without JavaScript. Styles come from the pages' own stylesheet and the one <style> that carries the
+ * merchant's colour, under this response's nonce; images from this origin and the merchant logo's origin only;
+ * forms post only back here. Nothing else loads, and no other site may frame the page.
+ */
+export function checkoutPageContentSecurityPolicy({ nonce, imageOrigins }: { nonce: string; imageOrigins: string[] }): string {
+  return [
+    "default-src 'none'",
+    "script-src 'none'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    ["img-src 'self'", ...imageOrigins].join(' '),
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join(';');
+}

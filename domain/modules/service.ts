@@ -1,6 +1,6 @@
 import { Account } from '../../db/models';
-import { notFound } from '../../lib/errors';
-import type { AuthContext } from '../auth-context';
+import { AppError, notFound } from '../../lib/errors';
+import type { AuthContext, WorkspaceSummary } from '../auth-context';
 
 export const MODULES = ['fulfillment', 'payment'] as const;
 export type ModuleName = (typeof MODULES)[number];
@@ -13,6 +13,20 @@ export interface ModuleSwitch {
 export interface ModuleFlags {
   fulfillment: boolean;
   payment: boolean;
+}
+
+/**
+ * The modules whose routes refuse to work while the workspace has them off: without the fulfilment module,
+ * inventory and shipping answer `409 fulfillment_module_disabled` (document 1). The payment module only
+ * switches the backend behind the same routes, so nothing is gated on it.
+ */
+export type GatedModule = 'fulfillment';
+
+/** The one check of a module-gated operation, against the workspace as the request's key loaded it. */
+export function assertModuleEnabled(account: Pick<WorkspaceSummary, 'fulfillmentEnabled'>, module: GatedModule): void {
+  if (module === 'fulfillment' && !account.fulfillmentEnabled) {
+    throw new AppError('fulfillment_module_disabled', 'The fulfilment module is off for this workspace; switch it on with POST /v1/modules');
+  }
 }
 
 const toFlags = (account: Account): ModuleFlags => ({

@@ -1,6 +1,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { Product, ProductFile, type ProductType } from '../../db/models';
 import { decodeCursor, toListPage } from '../../db/cursor';
+import { priceDeltaRange } from '../../db/inventory';
 import { emit } from '../../db/outbox';
 import { plainQuery } from '../../db/plain-query';
 import { productInsertStatement, productReadStatement, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
@@ -8,6 +9,7 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
+import { resolvedPriceIssue } from '../inventory/price';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import type { AiGenerationService } from './ai-generation';
@@ -32,6 +34,14 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
     const product = await Product.findOne({ where: { id, ...tenant, archived: false }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!product) throw notFound('Product');
     return product;
+  }
+
+  /** A new price must leave every active variant's resolved price valid (variant writes hold this product's lock too). */
+  async function assertVariantPrices(tx: Transaction, tenant: Tenant, product: Product, price: number): Promise<void> {
+    const range = await priceDeltaRange(tx, tenant, product.id);
+    if (!range) return;
+    const issue = resolvedPriceIssue(price, product.currency, range.least) ?? resolvedPriceIssue(price, product.currency, range.greatest);
+    if (issue) throw validationError(`price: a variant would be refused: ${issue}`, [{ field: 'price', message: issue }]);
   }
 
   /** The stored row, or undefined when the slug is taken (the transaction stays usable). */
@@ -114,6 +124,7 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
       const tenant = tenantWhere(auth);
       return sequelize.transaction(async (tx) => {
         const product = await lockedProduct(tx, tenant, id);
+        if (input.price !== undefined && product.hasVariants) await assertVariantPrices(tx, tenant, product, input.price);
         product.set(input);
         // metadata is replaced whole; JSON columns are compared by reference, so say it changed.
         if (input.metadata !== undefined) product.changed('metadata', true);

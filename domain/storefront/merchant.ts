@@ -17,13 +17,15 @@ export interface Merchant {
   metaPixelId: string | null;
   googleTagId: string | null;
   tiktokPixelId: string | null;
+  /** Whether the fulfilment module is on: product pages then show stock. */
+  fulfillmentEnabled: boolean;
   /** When the workspace's branding last changed: the landing page's lastmod in the sitemap. */
   updatedAt: Date;
 }
 
 const MERCHANT_COLUMNS = `a.id, a.name, a.slug, a.description, a.brand_color AS "brandColor", a.brand_logo AS "brandLogo",
   a.brand_banner AS "brandBanner", a.meta_pixel_id AS "metaPixelId", a.google_tag_id AS "googleTagId", a.tiktok_pixel_id AS "tiktokPixelId",
-  a.updated_at AS "updatedAt"`;
+  a.fulfillment_enabled AS "fulfillmentEnabled", a.updated_at AS "updatedAt"`;
 
 /**
  * The workspace whose slug, or one of whose custom domains, `$1` is (either matched case-insensitively): every

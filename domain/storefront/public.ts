@@ -1,4 +1,5 @@
 import { publicDiscountCodesStatement } from '../../db/discounts';
+import { publicVariantsStatement, type PublicVariantRow } from '../../db/inventory';
 import type { Statement } from '../../db/pagination';
 import { plainQuery } from '../../db/plain-query';
 import { productReadStatement, type ProductReadRow } from '../../db/products';
@@ -49,6 +50,32 @@ export function toPublicProduct(dto: ProductDto) {
 export type PublicProduct = ReturnType<typeof toPublicProduct>;
 
 /**
+ * A variant as a buyer sees it: its resolved price, never its cost or threshold; `available` (summed over the
+ * active warehouses) only while the fulfilment module is on, else null.
+ */
+export function toPublicVariant(row: PublicVariantRow, productPrice: number, withStock: boolean) {
+  const priceDelta = Number(row.priceDelta);
+  return {
+    id: row.id,
+    productId: row.productId,
+    sku: row.sku,
+    name: row.name,
+    priceDelta,
+    price: productPrice + priceDelta,
+    isDefault: row.isDefault,
+    available: withStock ? Number(row.available) : null,
+  };
+}
+
+export type PublicVariant = ReturnType<typeof toPublicVariant>;
+
+/** A product's stock state on its page: the sum over its variants, and whether any can be bought. */
+export function inventoryOf(variants: PublicVariant[]) {
+  const available = variants.reduce((sum, v) => sum + (v.available ?? 0), 0);
+  return { available, inStock: available > 0 };
+}
+
+/**
  * Other published products of the merchant that share a tag with this one, most shared tags first, then newest.
  * Tags are what merchants already curate (tag-scoped discounts use them), so no separate cross-sell list is kept.
  */
@@ -75,6 +102,8 @@ export const publicReadStatements = {
   product: (tenant: Tenant, slug: string) => productReadStatement(tenant, { slug, published: true }, 1),
   /** The cross-sell candidates: published products sharing at least one of `tags` (crossSell ranks them). */
   crossSellCandidates: (tenant: Tenant, tags: string[]) => productReadStatement(tenant, { published: true, anyTag: tags }, LANDING_PRODUCT_LIMIT),
+  /** A product's active variants with their stock, default first (read only for a product that has variants). */
+  variants: (tenant: Tenant, productId: string) => publicVariantsStatement(tenant, productId),
   /** The publicly listed codes usable at `now`. */
   discountCodes: (tenant: Tenant, now: Date) => publicDiscountCodesStatement(tenant, now, LANDING_DISCOUNT_LIMIT),
 };
@@ -85,6 +114,12 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
   async function publicProducts(merchant: Merchant, { text, values }: Statement): Promise<PublicProduct[]> {
     const rows = await plainQuery<ProductReadRow>(sequelize, text, values);
     return rows.map((row) => toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer')));
+  }
+
+  async function publicVariants(tenant: Tenant, product: PublicProduct, withStock: boolean): Promise<PublicVariant[]> {
+    const { text, values } = publicReadStatements.variants(tenant, product.id);
+    const rows = await plainQuery<PublicVariantRow>(sequelize, text, values);
+    return rows.map((row) => toPublicVariant(row, product.price, withStock));
   }
 
   /** The codes the merchant lists publicly that a buyer can use now: active, public and inside their window. */
@@ -135,11 +170,12 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
       if (!product) throw notFound('Product');
       // Only products sharing a tag can be cross-sold, so only those are read (none without tags).
       const candidates = product.tags.length > 0 ? await publicProducts(merchant, publicReadStatements.crossSellCandidates(tenant, product.tags)) : [];
+      const variants = product.hasVariants ? await publicVariants(tenant, product, merchant.fulfillmentEnabled) : [];
       return {
         ...product,
-        // Variants and stock arrive with the fulfilment module's inventory; until then a product has none.
-        variants: [],
-        inventory: null,
+        variants,
+        // Only variants are stock-tracked, and stock shows only while the fulfilment module is on.
+        inventory: merchant.fulfillmentEnabled && variants.length > 0 ? inventoryOf(variants) : null,
         crossSell: crossSell(product, candidates),
       };
     },

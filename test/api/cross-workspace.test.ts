@@ -1,5 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { hashKey } from '../../lib/api-key-secrets';
+import { requireEncryptionKey } from '../../lib/config';
+import { createCryptoBox } from '../../lib/crypto-box';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
@@ -9,7 +11,11 @@ import { insertBlogPost } from '../fixtures/blog';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
+import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
+import { insertInvoice } from '../fixtures/invoices';
 import { insertLicense } from '../fixtures/licenses';
+import { insertManualOrder } from '../fixtures/manual-orders';
+import { insertPayoutRow } from '../fixtures/payouts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -42,6 +48,11 @@ interface Owned {
   customerId: string;
   planId: string;
   planPriceId: string;
+  warehouseId: string;
+  variantId: string;
+  manualOrderId: string;
+  invoiceId: string;
+  payoutId: string;
 }
 
 interface Probe {
@@ -81,6 +92,23 @@ const PROBES: Record<string, Probe> = {
   '/v1/payment/plans/{id}': { params: (o) => ({ id: o.planId }), methods: { get: null, patch: { name: 'Taken over' }, delete: null } },
   '/v1/payment/plans/{id}/prices': { params: (o) => ({ id: o.planId }), methods: { post: { amount: 500, currency: 'IDR', interval: 'monthly' } } },
   '/v1/payment/plans/prices/{priceId}': { params: (o) => ({ priceId: o.planPriceId }), methods: { patch: { nickname: 'Taken over' } } },
+  '/v1/inventory/warehouses/{id}': {
+    params: (o) => ({ id: o.warehouseId }),
+    methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null },
+    code: 'NOT_FOUND',
+  },
+  '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
+  '/v1/manual-orders/{id}': { params: (o) => ({ id: o.manualOrderId }), methods: { get: null, patch: { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Taken over' } } },
+  '/v1/payment/invoices/{id}': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/pdf': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/html': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  // Open, so that a void would land if the ownership check let it through.
+  '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
+  '/v1/payouts/{id}': { params: (o) => ({ id: o.payoutId }), methods: { get: null } },
+  '/v1/payouts/{id}/cancel': { params: (o) => ({ id: o.payoutId }), methods: { post: null } },
+  '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-failed': { params: (o) => ({ id: o.payoutId }), methods: { post: { failureReason: 'Taken over' } } },
 };
 
 interface Call {
@@ -171,7 +199,15 @@ beforeAll(async () => {
     checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
     customerId: (await insertCustomer(owner)).id,
     ...(await insertPlanWithPrice(owner)),
+    warehouseId: (await insertWarehouse(owner)).id,
+    // Not the default, so that only the ownership check stands between a DELETE and the archive.
+    variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
+    manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
+    invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
+    payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
   };
+  // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
+  await enableFulfillment(owner);
   doc = (await http<OpenApi>(t.api.baseUrl, 'GET', '/api/openapi.json')).body;
 });
 
@@ -191,7 +227,14 @@ describe('ids of another workspace or environment', () => {
   });
 
   it.each([
-    ['another workspace’s secret key', async () => (await t.ctx.createWorkspace({ plan: 'pro' })).secretKey],
+    [
+      'another workspace’s secret key',
+      async () => {
+        const other = await t.ctx.createWorkspace({ plan: 'pro' });
+        await enableFulfillment(other);
+        return other.secretKey;
+      },
+    ],
     ['the same workspace’s live secret key', async () => owner.liveSecretKey],
   ])('answers 404 to %s on every method of every id route, changing none of A’s rows', async (_who, keyOf) => {
     const key = await keyOf();

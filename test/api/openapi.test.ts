@@ -51,6 +51,8 @@ describe('OpenAPI', () => {
         '/v1/storefront/public/{merchantSlug}/r/{code}',
         '/v1/storefront/public/{merchantSlug}/referral/capture',
         '/v1/storefront/public/{merchantSlug}/{productSlug}',
+        '/v1/storefront/public/{merchantSlug}/cart-checkout',
+        '/v1/storefront/public/{merchantSlug}/{productSlug}/checkout',
         '/v1/referral-links',
         '/v1/referral-links/{id}',
         '/v1/storefront/public/{merchantSlug}/blog',
@@ -83,6 +85,34 @@ describe('OpenAPI', () => {
         '/v1/payment/plans/{id}',
         '/v1/payment/plans/{id}/prices',
         '/v1/payment/plans/prices/{priceId}',
+        '/v1/inventory/warehouses',
+        '/v1/inventory/warehouses/{id}',
+        '/v1/inventory/variants',
+        '/v1/inventory/variants/{id}',
+        '/v1/inventory/stock',
+        '/v1/inventory/adjust',
+        '/v1/inventory/movements',
+        '/v1/inventory/low-stock',
+        '/v1/manual-orders',
+        '/v1/manual-orders/{id}',
+        '/v1/storefront/public/{merchantSlug}/manual-checkout',
+        '/v1/storefront/public/{merchantSlug}/order/{number}',
+        '/v1/payment/invoices',
+        '/v1/payment/invoices/export.csv',
+        '/v1/payment/invoices/{id}',
+        '/v1/payment/invoices/{id}/pdf',
+        '/v1/payment/invoices/{id}/html',
+        '/v1/billing/invoices',
+        '/v1/billing/invoices/{id}/void',
+        '/v1/account/billing',
+        '/v1/payouts',
+        '/v1/payouts/balance',
+        '/v1/payouts/bank-account',
+        '/v1/payouts/{id}',
+        '/v1/payouts/{id}/cancel',
+        '/v1/payouts/{id}/mark-in-transit',
+        '/v1/payouts/{id}/mark-paid',
+        '/v1/payouts/{id}/mark-failed',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
@@ -127,6 +157,11 @@ describe('OpenAPI', () => {
     expect(products.get!.responses['409']).toBeUndefined();
     expect(doc.paths['/v1/storefront/products/{id}/files']!.post!.responses['400']!.description).toContain('FILE_TOO_LARGE');
     expect(doc.paths['/v1/payment/webhook-endpoints/{id}']!.delete!.responses['409']!.description).toContain('INVALID_STATE');
+    // Every inventory operation names the module refusal; warehouses their own 404 code.
+    for (const [path, operations] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/inventory/'))) {
+      for (const [method, op] of Object.entries(operations)) expect([method, path, op.responses['409']?.description]).toEqual([method, path, expect.stringContaining('fulfillment_module_disabled')]);
+    }
+    expect(doc.paths['/v1/inventory/warehouses/{id}']!.patch!.responses['404']!.description).toContain('NOT_FOUND');
   });
 
   it('states the real constraints: PATCH needs a field, webhook url and events, dates, clearable fields, the text rule', async () => {

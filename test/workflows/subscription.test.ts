@@ -5,7 +5,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import { Account, CheckoutSession, Invoice, Subscription, SubscriptionCharge } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
-import { settleInvoiceForSession } from '../../domain/invoices/settle';
+import { paymentBackendFor } from '../../domain/checkout/backends';
+import { completeCheckoutSession, payCheckoutSession } from '../../domain/checkout/transitions';
 import { periodEnd } from '../../domain/subscriptions/periods';
 import { createSubscriptionService } from '../../domain/subscriptions/service';
 import { createStarters, type Starters } from '../../domain/workflow-starters';
@@ -83,14 +84,14 @@ function subscriptionFlow(env: TestWorkflowEnvironment, taskQueue: string, tenan
     },
     update: async (id: string, body: Parameters<typeof service.update>[2], at?: Date) => service.update(auth, id, body, { now: at ?? (await now()) }),
     cancel: async (id: string, immediate: boolean, at?: Date) => service.cancel(auth, id, { immediate }, { now: at ?? (await now()) }),
-    /** The buyer pays on the invoice's hosted page and the merchant confirms: the fulfilment settles the invoice. */
+    /**
+     * The local pay/confirm flow: the buyer pays on the invoice's hosted page, the merchant confirms, and the
+     * completing transaction pays the invoice and records the subscription's signal.
+     */
     async pay(invoiceId: string): Promise<void> {
       const invoice = (await Invoice.findByPk(invoiceId))!;
-      await ctx.sequelize.transaction(async (tx) => {
-        const at = new Date();
-        await CheckoutSession.update({ status: 'completed', paymentMethod: 'va', paidAt: at, completedAt: at }, { where: { id: invoice.checkoutSessionId! }, transaction: tx });
-        await settleInvoiceForSession(tx, tenant, invoice.checkoutSessionId!);
-      });
+      await payCheckoutSession(deps, paymentBackendFor(config, { paymentEnabled: false }), invoice.checkoutSessionId!, 'va');
+      await completeCheckoutSession(deps, tenant, invoice.checkoutSessionId!, { from: 'pending_review' });
       await startRecordedNow(deps, workflowIds.subscription(invoice.subscriptionId!));
     },
   };

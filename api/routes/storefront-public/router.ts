@@ -6,7 +6,10 @@ import {
   BlogIndex,
   BlogPostPage,
   BlogPostParams,
+  BuyNowBody,
   CaptureReferralBody,
+  CartCheckoutBody,
+  CheckoutCreated,
   DiscountQuote,
   Landing,
   Merchant,
@@ -30,13 +33,14 @@ import {
 export const CACHE_SECONDS = 60;
 
 /**
- * The public storefront reads (no key; a key of the merchant's own workspace may be sent to read its
- * environment). `:merchantSlug` is the workspace slug or one of its custom domains. Fixed segments
- * (`pixels`, `blog`, `sitemap`, `feeds`, …) are declared before `/:productSlug` and win over a product
- * of that slug. The XML documents (RSS, sitemap, feeds) are raw bodies with the same caching.
+ * The public storefront: buyers' reads and writes (tracking, discount quotes, checkout creates), no key needed
+ * (a key of the merchant's own workspace may be sent to act on its environment). `:merchantSlug` is the
+ * workspace slug or one of its custom domains. Fixed segments (`pixels`, `blog`, `sitemap`, `feeds`, …) are
+ * declared before `/:productSlug` and win over a product of that slug. The XML documents (RSS, sitemap, feeds)
+ * are raw bodies with the same caching.
  */
 export function storefrontPublicRouter(deps: RouteDeps) {
-  const { publicStorefront: storefront, referralLinks, storefrontActivity, publicBlog: blog, sitemap, channelFeeds } = deps.services;
+  const { publicStorefront: storefront, referralLinks, storefrontActivity, publicBlog: blog, sitemap, channelFeeds, storefrontCheckout } = deps.services;
   const unsubscribe = {
     summary: 'Unsubscribe the e-mail named by a signed token from abandoned-cart e-mails (the link in such an e-mail)',
     access: 'public' as const,
@@ -128,6 +132,35 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: ReferralCapture,
       status: 201,
       handler: async ({ params, body, auth }) => ({ data: await referralLinks.capture(params.merchantSlug, auth, body) }),
+    })
+    // POST only: the GET routes of the same shape (a product page, a blog post) never see these.
+    .add({
+      method: 'post',
+      path: '/:merchantSlug/cart-checkout',
+      summary: 'Cart checkout: a checkout session for several products, priced from the catalogue; redirect the buyer to hostedUrl',
+      access: 'storefront',
+      rateLimit: deps.rateLimits.perIpPerMerchant.checkoutCreate,
+      params: MerchantParams,
+      body: CartCheckoutBody,
+      response: CheckoutCreated,
+      status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
+      handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
+    })
+    .add({
+      method: 'post',
+      path: '/:merchantSlug/:productSlug/checkout',
+      summary: 'Buy-now checkout: a checkout session for one product, priced from the catalogue; redirect the buyer to hostedUrl',
+      access: 'storefront',
+      rateLimit: deps.rateLimits.perIpPerMerchant.checkoutCreate,
+      params: ProductPageParams,
+      body: BuyNowBody,
+      response: CheckoutCreated,
+      status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
+      handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),
     })
     .add({
       method: 'get',

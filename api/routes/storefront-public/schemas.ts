@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { Product, ProductFile } from '../../schemas/products';
 import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { CURRENCIES } from '../../../db/models/product';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/checkout/pricing';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
 import { singleLine } from '../../../lib/text';
 
+export { BuyNowBody, CartCheckoutBody } from '../../../domain/checkout/storefront-inputs';
 export { CaptureReferralBody } from '../../../domain/referrals/inputs';
 export { TrackBody, UnsubscribeQuery } from '../../../domain/storefront/activity-inputs';
 
@@ -55,9 +57,25 @@ export const Landing = z
   .object({ merchant: Merchant, products: z.array(PublicProduct), discountCodes: z.array(PublicDiscountCode), pixels: Pixels })
   .meta({ id: 'StorefrontLanding' });
 
+export const PublicVariant = z
+  .object({
+    id: z.string(),
+    productId: z.string(),
+    sku: z.string().nullable(),
+    name: z.string(),
+    priceDelta: z.int(),
+    price: z.int().meta({ description: 'The product price with priceDelta resolved, whole units' }),
+    isDefault: z.boolean(),
+    available: z.int().nullable().meta({ description: 'Summed over the active warehouses; null while the fulfilment module is off' }),
+  })
+  .meta({ id: 'PublicVariant' });
+
 export const ProductPage = PublicProduct.extend({
-  variants: z.array(z.unknown()).meta({ description: 'Empty until the fulfilment module adds variants' }),
-  inventory: z.null().meta({ description: 'Stock state once the fulfilment module tracks it; null until then' }),
+  variants: z.array(PublicVariant).meta({ description: 'Active variants, the default first; empty for a product without variants' }),
+  inventory: z
+    .object({ available: z.int().meta({ description: 'Summed over the variants' }), inStock: z.boolean() })
+    .nullable()
+    .meta({ description: 'Stock state while the fulfilment module is on and the product has variants (only variants are stock-tracked); else null' }),
   crossSell: z.array(PublicProduct).meta({ description: 'Other published products sharing a tag, most shared tags first (at most 4)' }),
 }).meta({ id: 'StorefrontProductPage' });
 
@@ -75,10 +93,6 @@ export const TrackAccepted = z.object({ accepted: z.literal(true), id: z.string(
 
 export const Unsubscribed = z.object({ unsubscribed: z.literal(true), email: z.string() }).meta({ id: 'Unsubscribed' });
 
-// Limits the spec leaves open (docs/decisions/discounts.md).
-const MAX_CART_LINES = 100;
-const MAX_QUANTITY = 10_000;
-
 export const ValidateDiscountBody = z
   .object({
     code: singleLine({ min: 1, max: 50 }).meta({ description: 'Case-insensitive' }),
@@ -88,8 +102,11 @@ export const ValidateDiscountBody = z
         z
           .object({
             productId: singleLine({ min: 1, max: 100, trim: false }),
-            variantId: singleLine({ min: 1, max: 100, trim: false }).nullable().optional(),
-            quantity: z.int().min(1).max(MAX_QUANTITY),
+            variantId: singleLine({ min: 1, max: 100, trim: false })
+              .nullable()
+              .optional()
+              .meta({ description: 'An active variant of the product (priced at price + priceDelta); omitted or null: its default variant when it has variants' }),
+            quantity: z.int().min(1).max(MAX_LINE_QUANTITY),
           })
           .strict(),
       )
@@ -125,6 +142,13 @@ export const DiscountQuote = z
     }),
   ])
   .meta({ id: 'DiscountQuote' });
+
+export const CheckoutCreated = z
+  .object({
+    checkoutSessionId: z.string().meta({ description: 'cs_ id' }),
+    hostedUrl: z.string().meta({ description: 'The hosted checkout page: redirect the buyer there' }),
+  })
+  .meta({ id: 'StorefrontCheckoutCreated' });
 
 export const BlogPostParams = z.object({ merchantSlug: slug, postSlug: pageSlug });
 

@@ -1,0 +1,114 @@
+/**
+ * The hosted checkout page's Handlebars templates. `{{value}}` escapes (merchant and buyer text are never
+ * markup); `{{{…}}}` appears only for `body`, which the same engine rendered. No template has a script, an
+ * inline event handler or a style attribute: the CSP allows none (api/middleware/security-headers.ts).
+ */
+
+export const LAYOUT = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow">
+<title>{{title}}{{#if merchant}} · {{merchant.name}}{{/if}}</title>
+<link rel="icon" href="{{base}}/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="{{base}}/assets/{{stylesheet}}">
+{{#if brandStyle}}<style nonce="{{nonce}}">{{brandStyle}}</style>
+{{/if}}</head>
+<body>
+<main class="card">
+{{#if merchant}}<header class="merchant">
+{{#if merchant.logoUrl}}<img class="logo" src="{{merchant.logoUrl}}" alt="" referrerpolicy="no-referrer">{{/if}}
+<span class="merchant-name">{{merchant.name}}</span>
+</header>
+{{/if}}{{#if testMode}}<p class="test-mode">Test mode: no real payment is taken.</p>
+{{/if}}<div class="content">
+{{#if notice}}<p class="notice" role="alert">{{notice}}</p>
+{{/if}}{{{body}}}
+</div>
+</main>
+<footer class="footer">Checkout {{#if sessionId}}<span class="reference">{{sessionId}}</span>{{/if}}</footer>
+</body>
+</html>
+`;
+
+/** The order: lines, discount and total, shown in every state of a known session. */
+const SUMMARY = `<table class="summary">
+<caption>{{description}}</caption>
+<tbody>
+{{#each lines}}<tr><th scope="row">{{name}}{{#if showQuantity}} <span class="quantity">× {{quantity}}</span>{{/if}}</th><td>{{money amount ../currency}}</td></tr>
+{{/each}}</tbody>
+<tfoot>
+{{#if discount}}<tr class="subtotal"><th scope="row">Subtotal</th><td>{{money subtotal currency}}</td></tr>
+<tr class="discount"><th scope="row">Discount <span class="code">{{discount.code}}</span></th><td>−{{money discount.amount currency}}</td></tr>
+{{/if}}<tr class="total"><th scope="row">Total</th><td>{{money total currency}}</td></tr>
+</tfoot>
+</table>`;
+
+export const PARTIALS = { summary: SUMMARY };
+
+export const OPEN = `<h1>Checkout</h1>
+{{> summary}}
+<form class="pay" method="post" action="{{base}}/{{id}}/pay">
+{{#if singleMethod}}<input type="hidden" name="paymentMethod" value="{{singleMethod.value}}">
+<p class="method-single">Pay with <strong>{{singleMethod.label}}</strong></p>
+{{else}}<fieldset class="methods">
+<legend>Payment method</legend>
+{{#each methods}}<label class="method"><input type="radio" name="paymentMethod" value="{{value}}"{{#if checked}} checked{{/if}} required> <span>{{label}}</span></label>
+{{/each}}</fieldset>
+{{/if}}<button type="submit" class="button">Pay {{money total currency}}</button>
+</form>
+<p class="muted">This checkout expires on {{date expiresAt}}.</p>
+{{#if cancelUrl}}<p class="secondary"><a href="{{cancelUrl}}">Cancel and return to {{merchant.name}}</a></p>
+{{/if}}`;
+
+export const PENDING = `<h1>Awaiting confirmation</h1>
+<p>Please transfer <strong>{{money total currency}}</strong> to {{merchant.name}} using the details below. Your order is confirmed as soon as {{merchant.name}} has received the payment; this page then shows your receipt.</p>
+<dl class="transfer">
+{{#if transfer.bankName}}<div><dt>Bank</dt><dd>{{transfer.bankName}}</dd></div>
+{{/if}}{{#if transfer.accountNumber}}<div><dt>Account number</dt><dd class="copyable">{{transfer.accountNumber}}</dd></div>
+{{/if}}{{#if transfer.accountHolder}}<div><dt>Account holder</dt><dd>{{transfer.accountHolder}}</dd></div>
+{{/if}}<div><dt>Amount</dt><dd>{{money total currency}}</dd></div>
+<div><dt>Reference</dt><dd class="copyable">{{id}}</dd></div>
+{{#if methodLabel}}<div><dt>Method</dt><dd>{{methodLabel}}</dd></div>
+{{/if}}</dl>
+{{#if transfer.instructions}}<p class="instructions">{{lines transfer.instructions}}</p>
+{{/if}}{{#unless hasTransferDetails}}<p class="instructions">{{merchant.name}} has not published transfer details on this page; they will send them to you.</p>
+{{/unless}}<p class="status"><span class="badge">Awaiting confirmation</span> Reload this page to see whether your payment has been confirmed.</p>
+{{> summary}}`;
+
+export const COMPLETED = `<h1>Payment received</h1>
+<p>Thank you for your purchase from {{merchant.name}}{{#if completedAt}} on {{date completedAt}}{{/if}}.</p>
+{{> summary}}
+{{#if downloads.length}}<h2>Your downloads</h2>
+<ul class="deliveries">
+{{#each downloads}}{{#if url}}<li><a class="download" href="{{url}}">{{fileName}}</a> <span class="muted">{{lineName}} · {{#if exhausted}}download limit reached{{else}}link valid until {{date expiresAt}}{{/if}}</span></li>
+{{else}}<li>{{lineName}} <span class="muted">This file is no longer available; contact {{../merchant.name}}.</span></li>
+{{/if}}{{/each}}</ul>
+{{/if}}{{#if licenses.length}}<h2>Your licence keys</h2>
+<ul class="deliveries">
+{{#each licenses}}<li><span class="muted">{{lineName}}</span> <code class="license-key">{{key}}</code></li>
+{{/each}}</ul>
+{{/if}}{{#if others.length}}<h2>Fulfilled by {{merchant.name}}</h2>
+<ul class="deliveries">
+{{#each others}}<li>{{lineName}} <span class="muted">{{note}}</span></li>
+{{/each}}</ul>
+{{/if}}{{#unless ready}}<p class="notice preparing" role="status">Your receipt is being prepared. Reload this page in a moment to see your downloads and licence keys.</p>
+{{/unless}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
+{{/if}}`;
+
+export const EXPIRED = `<h1>This checkout has expired</h1>
+<p>It was not paid in time, so it can no longer be paid. Start a new checkout at {{merchant.name}} to buy these items.</p>
+{{> summary}}
+{{#if cancelUrl}}<p><a class="button" href="{{cancelUrl}}">Return to {{merchant.name}}</a></p>
+{{/if}}`;
+
+export const FAILED = `<h1>This checkout could not be completed</h1>
+<p>No payment is expected for it. Start a new checkout at {{merchant.name}} to buy these items.</p>
+{{> summary}}
+{{#if cancelUrl}}<p><a class="button" href="{{cancelUrl}}">Return to {{merchant.name}}</a></p>
+{{/if}}`;
+
+/** Pages without a session: unknown id, a refused or failed request. */
+export const MESSAGE = `<h1>{{heading}}</h1>
+<p>{{message}}</p>`;

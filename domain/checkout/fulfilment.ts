@@ -1,0 +1,182 @@
+import type { Sequelize, Transaction } from 'sequelize';
+import { claimFulfilmentStep, recordFulfilmentStepResult } from '../../db/fulfilment-steps';
+import { appendLedgerEntry } from '../../db/ledger';
+import { CheckoutSession } from '../../db/models';
+import { emit } from '../../db/outbox';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { requireEncryptionKey, type Config } from '../../lib/config';
+import type { CryptoBox } from '../../lib/crypto-box';
+import { newId } from '../../lib/ids';
+import { createDownloadLinks } from '../deliveries/links';
+import { redeemDiscount } from '../discounts/redeem';
+import { commitReservations } from '../inventory/reservations';
+import { createEmailQueue } from '../email/queue';
+import { recordSettlementStart } from '../payouts/settlement';
+import { recordReferralConversion } from '../referrals/service';
+import { checkoutStockOwner } from './create';
+import { toCheckoutSessionDto } from './dto';
+import { deliverLine } from './fulfilment-delivery';
+import { hostedCheckoutUrl } from './payment-backend';
+import { checkoutReceipt } from './receipt';
+
+/**
+ * Fulfilment of a completed checkout session (docs/decisions/checkout.md, "Fulfilment"): a fixed list of named
+ * steps, each applied in a transaction of its own that first claims the step's row in
+ * `checkout_fulfilment_steps`; a step whose row exists did its work already and does nothing. A retried
+ * activity, a replayed workflow or a second worker racing the first therefore apply each effect once.
+ *
+ * Step names are a contract with running workflows (a plan is recorded in their histories): a name is never
+ * renamed or repurposed, only added.
+ */
+export const FULFILMENT_STEPS = {
+  discount: 'discount',
+  stock: 'stock',
+  referral: 'referral',
+  balance: 'balance',
+  completedEvent: 'event:checkout.completed',
+  receipt: 'email:receipt',
+  fulfilled: 'fulfilled',
+} as const;
+
+const DELIVERY_STEP = 'delivery:';
+export const deliveryStep = (lineKey: string) => `${DELIVERY_STEP}${lineKey}`;
+
+/**
+ * The steps, in order, for a completed session. The discount is counted first, so the event and the receipt
+ * say whether it applied; a session with variant lines then commits the stock it reserved (the goods are sold:
+ * nothing held, if the module was off or the variants untracked when it was created), before the deliveries
+ * that ship them; deliveries (each with its `product.purchased`) and the balance credit come before
+ * `checkout.completed`, so a receiver of that event finds them; the receipt follows the deliveries whose links
+ * and keys it carries; `fulfilled` stamps the end.
+ */
+export function planCheckoutFulfilment(session: Pick<CheckoutSession, 'discountId' | 'referralCode' | 'lineItems'>): string[] {
+  return [
+    ...(session.discountId ? [FULFILMENT_STEPS.discount] : []),
+    ...(session.lineItems.some((line) => line.variantId !== null) ? [FULFILMENT_STEPS.stock] : []),
+    ...session.lineItems.filter((line) => line.productId !== null).map((line) => deliveryStep(line.lineKey)),
+    FULFILMENT_STEPS.balance,
+    ...(session.referralCode ? [FULFILMENT_STEPS.referral] : []),
+    FULFILMENT_STEPS.completedEvent,
+    FULFILMENT_STEPS.receipt,
+    FULFILMENT_STEPS.fulfilled,
+  ];
+}
+
+/**
+ * How the session came to be `completed`, for `checkout.completed`'s `metadata.source`. In local mode (the only
+ * backend so far) every completion is the merchant's confirm of a `pending_review` session; the provider
+ * backend will record its own source on the session when it completes one.
+ */
+const COMPLETION_SOURCE = 'manual_confirm';
+
+/** The field a step was planned for; a step run on a session without it is a bug, not a no-op. */
+function planned<T>(value: T | null, step: string, session: CheckoutSession): T {
+  if (value === null) throw new Error(`fulfilment step "${step}" does not apply to checkout session ${session.id}`);
+  return value;
+}
+
+export type StepOutcome = 'applied' | 'already_applied';
+
+export interface FulfilmentDeps {
+  sequelize: Sequelize;
+  config: Config;
+  box: CryptoBox;
+}
+
+export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentDeps) {
+  const emails = createEmailQueue({ box, config });
+  const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
+
+  async function completedSession(tenant: Tenant, sessionId: string, tx?: Transaction): Promise<CheckoutSession> {
+    const session = await CheckoutSession.findOne({ where: { id: sessionId, ...tenantWhere(tenant) }, ...(tx ? { lock: tx.LOCK.UPDATE, transaction: tx } : {}) });
+    if (!session) throw new Error(`checkout session ${sessionId} does not exist in ${tenant.accountId}/${tenant.environment}`);
+    // The workflow fulfils only after the row committed as completed; anything else is a bug to see and fix.
+    if (session.status !== 'completed') throw new Error(`checkout session ${sessionId} is ${session.status}; only a completed session is fulfilled`);
+    return session;
+  }
+
+  /** Each step's effect, in the step's transaction; answers what it wrote, kept on the step's row. */
+  async function apply(tx: Transaction, tenant: Tenant, session: CheckoutSession, step: string): Promise<Record<string, unknown>> {
+    if (step.startsWith(DELIVERY_STEP)) return { ...(await deliverLine(tx, tenant, session, step.slice(DELIVERY_STEP.length))) };
+    switch (step) {
+      case FULFILMENT_STEPS.discount: {
+        // Counted under the code's row lock; past its limits the payment stands and the session records that
+        // the discount was not applied (the buyer keeps the price paid).
+        const redemption = await redeemDiscount(tx, tenant, planned(session.discountId, step, session), {
+          reference: session.id,
+          customerEmail: session.customerEmail,
+          customerId: session.customerId,
+          amount: session.discountAmount,
+        });
+        await session.update({ discountApplied: redemption === 'applied' }, { transaction: tx });
+        return { redemption };
+      }
+      case FULFILMENT_STEPS.stock: {
+        // Not gated on the module: a hold made while it was on is committed after it is switched off.
+        return { committed: await commitReservations(tx, tenant, checkoutStockOwner(session.id)) };
+      }
+      case FULFILMENT_STEPS.referral: {
+        return { credited: await recordReferralConversion(tx, tenant, planned(session.referralCode, step, session)) };
+      }
+      case FULFILMENT_STEPS.balance: {
+        const id = newId('txn');
+        // No fees in local mode: the net amount is the amount paid. It settles to `available` after the
+        // environment's delay, through the settlement workflow recorded with the credit.
+        await appendLedgerEntry(tx, tenant, {
+          id,
+          type: 'checkout_credit',
+          sourceId: session.id,
+          checkoutSessionId: session.id,
+          currency: session.currency,
+          pendingDelta: session.amount,
+          availableDelta: 0,
+        });
+        await recordSettlementStart(tx, tenant, { sessionId: session.id });
+        return { balanceTransactionId: id };
+      }
+      case FULFILMENT_STEPS.completedEvent: {
+        const dto = toCheckoutSessionDto(session, { hostedUrl: (s) => hostedCheckoutUrl(config.PUBLIC_BASE_URL, s.id) });
+        const event = await emit(tx, tenant, 'checkout.completed', { ...dto, metadata: { ...session.metadata, source: COMPLETION_SOURCE } });
+        return { eventId: event.id };
+      }
+      case FULFILMENT_STEPS.receipt: {
+        // Recorded with its durable start; the worker's start relay (woken by the insert) starts the sending.
+        const { workflowId } = await emails.queue(tx, tenant, {
+          kind: 'checkout_receipt',
+          businessKey: `checkout_receipt:${session.id}`,
+          to: session.customerEmail,
+          data: await checkoutReceipt(tx, tenant, session, links),
+        });
+        return { emailWorkflowId: workflowId };
+      }
+      case FULFILMENT_STEPS.fulfilled:
+        await session.update({ fulfilledAt: new Date() }, { transaction: tx });
+        return {};
+      default:
+        throw new Error(`unknown fulfilment step "${step}" of checkout session ${session.id}`);
+    }
+  }
+
+  return {
+    /** The steps for the workflow to run, from the completed row alone (so the same on every try). */
+    async plan(tenant: Tenant, sessionId: string): Promise<string[]> {
+      return planCheckoutFulfilment(await completedSession(tenant, sessionId));
+    },
+
+    /**
+     * Applies one step once. The session row is locked first (every step takes its locks in the same order:
+     * session, step row, then the shared rows a step touches such as the discount code or the balance), so
+     * steps of one session never interleave with each other or with a refund.
+     */
+    async runStep(tenant: Tenant, sessionId: string, step: string): Promise<StepOutcome> {
+      return sequelize.transaction(async (tx) => {
+        const session = await completedSession(tenant, sessionId, tx);
+        if (!(await claimFulfilmentStep(tx, session.id, step))) return 'already_applied';
+        await recordFulfilmentStepResult(tx, session.id, step, await apply(tx, tenant, session, step));
+        return 'applied';
+      });
+    },
+  };
+}
+
+export type CheckoutFulfilment = ReturnType<typeof createCheckoutFulfilment>;

@@ -1,0 +1,188 @@
+import { Account, CheckoutSession, Delivery, PAYMENT_METHODS, ProductFile, type PaymentMethod } from '../../db/models';
+import { tenantWhere } from '../../db/tenancy';
+import { requireEncryptionKey } from '../../lib/config';
+import { notFound, validationError } from '../../lib/errors';
+import type { MoneyCurrency } from '../../lib/money';
+import { createDownloadLinks } from '../deliveries/links';
+import type { ServiceDeps } from '../service-deps';
+import { createLocalPaymentBackend } from './payment-backend';
+import { payCheckoutSession } from './transitions';
+
+/**
+ * What the hosted checkout page (api/pages/checkout) shows a buyer: one state of the session, read from the
+ * database on every load. Buyer-safe by construction: it names no workspace id, metadata, customer record or
+ * other session, and every URL it carries is http(s) (a `javascript:` success URL never becomes a link).
+ */
+
+/** The session's status as the buyer sees it: an `open` session past `expiresAt` is already `expired`. */
+export type HostedPageState = 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+
+export interface HostedPageMerchant {
+  name: string;
+  /** `#rrggbb`, or null when unset or not a colour. */
+  brandColor: string | null;
+  logoUrl: string | null;
+}
+
+export interface HostedPageLine {
+  name: string;
+  quantity: number;
+  unitAmount: number;
+  amount: number;
+}
+
+/** The merchant's manual-transfer details (storefront settings), shown once the buyer has paid in local mode. */
+export interface HostedPageTransfer {
+  bankName: string | null;
+  accountNumber: string | null;
+  accountHolder: string | null;
+  instructions: string | null;
+}
+
+export type ReceiptItem =
+  | { kind: 'download'; lineName: string; fileName: string; url: string; expiresAt: Date; exhausted: boolean }
+  | { kind: 'download_unavailable'; lineName: string }
+  | { kind: 'license'; lineName: string; key: string }
+  | { kind: 'shipment' | 'manual'; lineName: string };
+
+export interface HostedPageReceipt {
+  /** False while fulfilment has not yet written every line's delivery: the page says so and a reload shows more. */
+  ready: boolean;
+  completedAt: Date;
+  items: ReceiptItem[];
+}
+
+export interface HostedCheckoutView {
+  id: string;
+  state: HostedPageState;
+  testMode: boolean;
+  merchant: HostedPageMerchant;
+  description: string;
+  currency: MoneyCurrency;
+  lines: HostedPageLine[];
+  subtotal: number;
+  discount: { code: string; amount: number } | null;
+  total: number;
+  paymentMethods: PaymentMethod[];
+  /** The method the buyer chose; null until paid. */
+  paymentMethod: PaymentMethod | null;
+  expiresAt: Date;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  /** Only in `pending_review`. */
+  transfer: HostedPageTransfer | null;
+  /** Only in `completed`. */
+  receipt: HostedPageReceipt | null;
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+/** `cs_` + a ULID: anything else is answered 404 without a query. */
+const SESSION_ID = /^cs_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+function httpUrlOrNull(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function stateOf(session: CheckoutSession, now: Date): HostedPageState {
+  return session.status === 'open' && session.expiresAt <= now ? 'expired' : session.status;
+}
+
+export function createHostedCheckoutService({ sequelize, config, logger, starters }: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>) {
+  const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
+  // Local mode (ARCHITECTURE.md); the payment module's provider backend is chosen here once it exists.
+  const backend = createLocalPaymentBackend({ publicBaseUrl: config.PUBLIC_BASE_URL });
+
+  async function receiptOf(session: CheckoutSession, now: Date): Promise<HostedPageReceipt> {
+    const tenant = tenantWhere(session);
+    const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id, ...tenant } });
+    const fileIds = deliveries.flatMap((d) => (d.fileId ? [d.fileId] : []));
+    const files = new Map((fileIds.length ? await ProductFile.findAll({ where: { id: fileIds, ...tenant } }) : []).map((f) => [f.id, f]));
+    const byLine = new Map(deliveries.map((d) => [d.lineKey, d]));
+    const items: ReceiptItem[] = [];
+    for (const line of session.lineItems) {
+      const delivery = byLine.get(line.lineKey);
+      if (!delivery) continue;
+      const lineName = line.name;
+      if (delivery.kind === 'download') {
+        const file = delivery.fileId ? files.get(delivery.fileId) : undefined;
+        if (!file) {
+          items.push({ kind: 'download_unavailable', lineName });
+          continue;
+        }
+        // Signed anew on every load, like a delivery retrieve: a buyer who returns later gets a fresh 7-day link.
+        const link = links.sign(delivery.id, now.getTime());
+        const exhausted = delivery.downloadLimit != null && (delivery.downloadCount ?? 0) >= delivery.downloadLimit;
+        items.push({ kind: 'download', lineName, fileName: file.fileName, url: link.url, expiresAt: link.expiresAt, exhausted });
+      } else if (delivery.kind === 'license' && delivery.licenseKey) {
+        items.push({ kind: 'license', lineName, key: delivery.licenseKey });
+      } else if (delivery.kind === 'shipment' || delivery.kind === 'manual') {
+        items.push({ kind: delivery.kind, lineName });
+      }
+    }
+    // Lines without a product (a plain payment) get no delivery; every other line gets exactly one.
+    const ready = session.fulfilledAt != null || session.lineItems.every((line) => line.productId == null || byLine.has(line.lineKey));
+    return { ready, completedAt: session.completedAt ?? session.updatedAt, items };
+  }
+
+  return {
+    /** The page of `sessionId` as of `now`; undefined for an unknown (or malformed) id. */
+    async view(sessionId: string, now = new Date()): Promise<HostedCheckoutView | undefined> {
+      if (!SESSION_ID.test(sessionId)) return undefined;
+      const session = await CheckoutSession.findByPk(sessionId);
+      if (!session) return undefined;
+      const account = await Account.findByPk(session.accountId);
+      if (!account) return undefined;
+      const state = stateOf(session, now);
+      return {
+        id: session.id,
+        state,
+        testMode: session.environment === 'test',
+        merchant: {
+          name: account.name,
+          brandColor: account.brandColor && COLOR.test(account.brandColor) ? account.brandColor : null,
+          logoUrl: httpUrlOrNull(account.brandLogo),
+        },
+        description: session.description,
+        currency: session.currency as MoneyCurrency,
+        lines: session.lineItems.map(({ name, quantity, unitAmount, amount }) => ({ name, quantity, unitAmount, amount })),
+        subtotal: session.subtotal,
+        discount: session.discountCode && session.discountAmount > 0 ? { code: session.discountCode, amount: session.discountAmount } : null,
+        total: session.amount,
+        paymentMethods: session.paymentMethods,
+        paymentMethod: session.paymentMethod,
+        expiresAt: session.expiresAt,
+        successUrl: httpUrlOrNull(session.successUrl),
+        cancelUrl: httpUrlOrNull(session.cancelUrl),
+        transfer:
+          state === 'pending_review'
+            ? {
+                bankName: account.manualBankName,
+                accountNumber: account.manualAccountNumber,
+                accountHolder: account.manualAccountHolder,
+                instructions: account.manualPaymentInstructions,
+              }
+            : null,
+        receipt: state === 'completed' ? await receiptOf(session, now) : null,
+      };
+    },
+
+    /**
+     * The buyer's pay button: `open` → `pending_review` through the payment backend. A method outside the
+     * session's set is `400 VALIDATION_ERROR`; a session that is not open (or is past its expiry) `409 INVALID_STATE`.
+     */
+    async pay(sessionId: string, method: unknown, now = new Date()): Promise<void> {
+      if (!SESSION_ID.test(sessionId)) throw notFound('Checkout session');
+      if (typeof method !== 'string' || !(PAYMENT_METHODS as readonly string[]).includes(method)) {
+        throw validationError('paymentMethod: choose one of the payment methods shown', [{ field: 'paymentMethod', message: `one of ${PAYMENT_METHODS.join(', ')}` }]);
+      }
+      await payCheckoutSession({ sequelize, starters, logger }, backend, sessionId, method as PaymentMethod, now);
+    },
+  };
+}
+
+export type HostedCheckoutService = ReturnType<typeof createHostedCheckoutService>;

@@ -1,0 +1,105 @@
+import type { Transaction } from 'sequelize';
+import { findBuyableProductId } from '../../db/cart-products';
+import { PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
+import type { Tenant } from '../../db/tenancy';
+import { validationError } from '../../lib/errors';
+import type { AuthContext } from '../auth-context';
+import type { ServiceDeps } from '../service-deps';
+import { resolveStorefront } from '../storefront/merchant';
+import { startRecordedNow } from '../workflow-starts';
+import { insertCheckoutSession } from './create';
+import { lineLabel } from './dto';
+import { hostedCheckoutUrl } from './payment-backend';
+import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from './pricing';
+import { toShippingAddress, type BuyNowBody, type CartCheckoutBody } from './storefront-inputs';
+
+/** A cart's description names at most this many products, then counts the rest. */
+const DESCRIPTION_NAMES = 3;
+
+/** What the buyer reads on the hosted page and the merchant in the list: the product, or the first few of a cart. */
+export function describeLines(lines: PricedCart['lines']): string {
+  const names = lines.slice(0, DESCRIPTION_NAMES).map((line) => (line.quantity > 1 ? `${lineLabel(line)} × ${line.quantity}` : lineLabel(line)));
+  const rest = lines.length - DESCRIPTION_NAMES;
+  return rest > 0 ? `${names.join(', ')} and ${rest} more` : names.join(', ');
+}
+
+/** Buy-now has its one item at the top level of the body, and names the product by the slug in its path. */
+const buyNowField: PriceCartOptions['itemField'] = (_index, key) => (key === 'productId' ? 'productSlug' : key);
+
+type Buyer = Omit<BuyNowBody, 'variantId' | 'quantity'>;
+
+/**
+ * The public storefront's checkout creates (document 1, buy-now and cart): the server prices every line from
+ * the catalogue, applies the coupon, and writes the session with its workflow's durable start in one
+ * transaction; any refusal writes nothing (docs/decisions/storefront-checkout.md).
+ */
+export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'starters' | 'logger'>) {
+  const { sequelize, config } = deps;
+
+  async function create(
+    tenant: Tenant,
+    source: CheckoutSource,
+    buyer: Buyer,
+    itemsOf: (tx: Transaction) => Promise<CheckoutCartItem[]>,
+    options: PriceCartOptions = {},
+  ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
+    const { session, workflowId } = await sequelize.transaction(async (tx) => {
+      const priced = await priceCart(tx, tenant, { items: await itemsOf(tx), couponCode: buyer.couponCode, customerEmail: buyer.email }, options);
+      if (priced.requiresShipping && !buyer.shippingAddress) {
+        throw validationError('shippingAddress: required, since a product of this checkout is physical', [
+          { field: 'shippingAddress', message: 'required, since a product of this checkout is physical' },
+        ]);
+      }
+      return insertCheckoutSession(tx, tenant, {
+        source,
+        amount: priced.total,
+        currency: priced.currency,
+        description: describeLines(priced.lines),
+        customerEmail: buyer.email,
+        customerName: buyer.name ?? null,
+        customerPhone: buyer.phone ?? null,
+        paymentMethods: [...PAYMENT_METHODS],
+        lineItems: priced.lines,
+        subtotal: priced.subtotal,
+        discount: priced.discount,
+        shippingAddress: buyer.shippingAddress ? toShippingAddress(buyer.shippingAddress) : null,
+        referralCode: buyer.referralCode ?? null,
+        successUrl: buyer.successUrl ?? null,
+        cancelUrl: buyer.cancelUrl ?? null,
+        metadata: buyer.metadata ?? {},
+      });
+    });
+    await startRecordedNow(deps, workflowId);
+    return { checkoutSessionId: session.id, hostedUrl: hostedCheckoutUrl(config.PUBLIC_BASE_URL, session.id) };
+  }
+
+  return {
+    /** One product, named by its slug on the merchant's storefront. */
+    async buyNow(merchantSlug: string, productSlug: string, body: BuyNowBody, auth?: AuthContext) {
+      const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);
+      const { variantId, quantity, ...buyer } = body;
+      return create(
+        tenant,
+        'buy_now',
+        buyer,
+        async (tx) => {
+          const productId = await findBuyableProductId(sequelize, tenant, productSlug, tx);
+          if (!productId) {
+            throw validationError('productSlug: no published product with this slug in this store', [{ field: 'productSlug', message: 'no published product with this slug in this store' }]);
+          }
+          return [{ productId, variantId, quantity: quantity ?? 1 }];
+        },
+        { itemField: buyNowField },
+      );
+    },
+
+    /** Several products, one line each, paid together on one hosted page. */
+    async cart(merchantSlug: string, body: CartCheckoutBody, auth?: AuthContext) {
+      const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);
+      const { items, ...buyer } = body;
+      return create(tenant, 'cart', buyer, async () => items);
+    },
+  };
+}
+
+export type StorefrontCheckoutService = ReturnType<typeof createStorefrontCheckoutService>;

@@ -1,0 +1,74 @@
+import { decodeCursor, toListPage } from '../../db/cursor';
+import { lowStockStatement, movementPageStatement, stockRowsStatement, type LowStockRow, type MovementRow, type StockRow } from '../../db/inventory';
+import { Variant, Warehouse } from '../../db/models';
+import type { PageRequest } from '../../db/pagination';
+import { plainQuery } from '../../db/plain-query';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { notFound } from '../../lib/errors';
+import type { AuthContext } from '../auth-context';
+import type { ServiceDeps } from '../service-deps';
+import { toLowStockDto, toMovementDto, toStockRowDto, type MovementDto } from './dto';
+import type { AdjustStockBody } from './inputs';
+import { moveStock } from './stock';
+import { warehouseNotFound } from './warehouses';
+
+/** The filters of GET /v1/inventory/movements. */
+export interface MovementListQuery extends PageRequest {
+  variantId?: string;
+  warehouseId?: string;
+}
+
+/** Stock reads and the merchant's adjustments (module-gated by their routes; stock changes emit no events, document 1). */
+export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
+  /** A variant of the tenant, archived ones included (their stock and history stay readable). */
+  async function assertVariant(tenant: Tenant, id: string): Promise<void> {
+    if ((await Variant.count({ where: { id, ...tenant } })) === 0) throw notFound('Variant');
+  }
+
+  return {
+    /** One row per active warehouse, the default first; zeros where the variant was never stocked. */
+    async stock(auth: AuthContext, variantId: string) {
+      const tenant = tenantWhere(auth);
+      await assertVariant(tenant, variantId);
+      const { text, values } = stockRowsStatement(tenant, variantId);
+      return (await plainQuery<StockRow>(sequelize, text, values)).map(toStockRowDto);
+    },
+
+    /** One movement, in one transaction with the stock row it changes; answered with that movement. */
+    async adjust(auth: AuthContext, input: AdjustStockBody): Promise<MovementDto> {
+      return sequelize.transaction((tx) =>
+        moveStock(tx, tenantWhere(auth), {
+          variantId: input.variantId,
+          warehouseId: input.warehouseId,
+          kind: 'adjust',
+          quantity: input.delta,
+          reason: input.reason,
+          reference: input.reference,
+          note: input.note,
+          actor: { type: 'api_key', id: auth.apiKeyId },
+        }),
+      );
+    },
+
+    /** Oldest first, in the order the changes happened; of one variant (and warehouse) or of all. */
+    async movements(auth: AuthContext, query: MovementListQuery) {
+      const tenant = tenantWhere(auth);
+      if (query.variantId !== undefined) await assertVariant(tenant, query.variantId);
+      if (query.warehouseId !== undefined && (await Warehouse.count({ where: { id: query.warehouseId, ...tenant } })) === 0) throw warehouseNotFound();
+      const { text, values } = movementPageStatement(
+        tenant,
+        { variantId: query.variantId, warehouseId: query.warehouseId, afterId: decodeCursor(query.cursor, 'mvt') },
+        query.limit + 1,
+      );
+      return toListPage(await plainQuery<MovementRow>(sequelize, text, values), query.limit, toMovementDto);
+    },
+
+    /** Variants at or below their threshold, stock summed over the active warehouses; newest variant first. */
+    async lowStock(auth: AuthContext, page: PageRequest) {
+      const { text, values } = lowStockStatement(tenantWhere(auth), decodeCursor(page.cursor, 'var'), page.limit + 1);
+      return toListPage(await plainQuery<LowStockRow>(sequelize, text, values), page.limit, toLowStockDto);
+    },
+  };
+}
+
+export type StockService = ReturnType<typeof createStockService>;

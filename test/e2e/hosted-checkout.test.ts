@@ -1,0 +1,257 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { QueryTypes } from 'sequelize';
+import { Account, type CheckoutSession } from '../../db/models';
+import { completeCheckoutSession } from '../../domain/checkout/transitions';
+import { createDownloadLinks } from '../../domain/deliveries/links';
+import { createStarters } from '../../domain/workflow-starters';
+import type { CreatedWorkspace } from '../../domain/workspaces/service';
+import { requireEncryptionKey } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
+import { insertSessionDelivery } from '../fixtures/checkout-deliveries';
+import { insertLicense } from '../fixtures/licenses';
+import { insertProductFile, insertProducts } from '../fixtures/products';
+import { tenantOf } from '../fixtures/workspaces';
+import { useTestApi } from '../helpers/context';
+
+/**
+ * The hosted checkout page in a real browser: Debian's Chromium driven by playwright-core, against the API on an
+ * ephemeral loopback port. Screenshots of each state land in test-artifacts/hosted-checkout/ (gitignored).
+ */
+jest.setTimeout(120_000);
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/hosted-checkout');
+/** The merchant logo's host: never reached, the browser's requests to it are answered by the test (page.route). */
+const LOGO_URL = 'https://cdn.acme.test/logo.svg';
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32" viewBox="0 0 96 32"><rect width="32" height="32" rx="8" fill="#ffffff"/><path d="M8 22L16 8l8 14z" fill="#0f766e"/><text x="40" y="22" font-family="sans-serif" font-size="14" fill="#ffffff">ACME</text></svg>';
+
+// Page loads of this file alone would not reach the per-IP budget, but other files' public calls share 127.0.0.1.
+const t = useTestApi({ PUBLIC_RATE_LIMIT_PER_MINUTE: '100000' });
+
+let browser: Browser;
+let withJs: BrowserContext;
+let withoutJs: BrowserContext;
+let ws: CreatedWorkspace;
+let products: string[];
+let fileId: string;
+let licenseKey: string;
+/** Console errors, page errors and failed requests of every page, asserted empty after each test. */
+let problems: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: the hosted checkout browser tests need Debian's chromium. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y chromium\`.`);
+  }
+  await mkdir(ARTIFACTS, { recursive: true });
+  // launch() runs Chromium on a fresh temporary profile of its own, removed on close.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  withJs = await browser.newContext({ viewport: { width: 820, height: 1000 } });
+  withoutJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, javaScriptEnabled: false });
+  for (const context of [withJs, withoutJs]) {
+    await context.route(`${new URL(LOGO_URL).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+  }
+
+  ws = await t.ctx.createWorkspace();
+  products = await insertProducts(t.ctx.sequelize, ws, 2);
+  fileId = (await insertProductFile(ws, products[0]!, { fileName: 'field-guide.pdf' })).id;
+  licenseKey = (await insertLicense(ws, products[1]!)).key;
+  await Account.update(
+    {
+      name: 'Acme Books',
+      brandColor: '#0f766e',
+      brandLogo: LOGO_URL,
+      manualBankName: 'Bank Central',
+      manualAccountNumber: '123-456-789',
+      manualAccountHolder: 'Acme Books Ltd',
+      manualPaymentInstructions: 'Put the reference in the transfer description.\nWe confirm within one business day.',
+    },
+    { where: { id: ws.accountId } },
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(() => {
+  const seen = problems;
+  problems = [];
+  expect(seen).toEqual([]);
+});
+
+async function newPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  return page;
+}
+
+function session(overrides: CheckoutOverrides = {}): Promise<CheckoutSession> {
+  return insertCheckoutSessionRow(t.ctx.sequelize, ws, {
+    description: 'Field guide and a tool licence',
+    lineItems: [
+      { ...lineOf(products[0]!, 1500, 2, '1'), name: 'Field Guide (PDF)' },
+      { ...lineOf(products[1]!, 4900, 1, '2'), name: 'Route Planner Pro' },
+    ],
+    paymentMethods: ['va', 'qris', 'card', 'ewallet'],
+    successUrl: 'https://acme.test/thanks',
+    cancelUrl: 'https://acme.test/cart',
+    ...overrides,
+  });
+}
+
+const pageUrl = (id: string) => `${t.api.baseUrl}/checkout/${id}`;
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const mainText = async (page: Page) => (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+
+async function status(id: string): Promise<{ status: string; payment_method: string | null }> {
+  const [row] = await t.ctx.sequelize.query<{ status: string; payment_method: string | null }>('SELECT status, payment_method FROM checkout_sessions WHERE id = :id', {
+    type: QueryTypes.SELECT,
+    replacements: { id },
+  });
+  return row!;
+}
+
+/** Loads (or reloads) the page and checks what every load of it must have: 200, the strict CSP, no-store. */
+async function load(page: Page, id: string, reload = false): Promise<Response> {
+  const response = reload ? await page.reload() : await page.goto(pageUrl(id));
+  expect(response!.status()).toBe(200);
+  const headers = response!.headers();
+  expect(headers['content-security-policy']).toMatch(/^default-src 'none';script-src 'none';style-src 'self' 'nonce-[^']+';img-src 'self' https:\/\/cdn\.acme\.test;form-action 'self';base-uri 'none';frame-ancestors 'none'$/);
+  expect(headers['cache-control']).toBe('no-store');
+  return response!;
+}
+
+describe('the hosted checkout page in Chromium', () => {
+  it('takes a buyer from the open page through paying and the merchant’s confirmation to the receipt, each state surviving a reload', async () => {
+    const s = await session();
+    const page = await newPage(withJs);
+
+    // Open: branding, lines, total, methods, pay button.
+    await load(page, s.id);
+    await expect(page.locator('.merchant-name').innerText()).resolves.toBe('Acme Books');
+    // Page-side code as strings: this program is typed for Node, without the DOM's globals.
+    expect(await page.evaluate(`document.querySelector('img.logo').complete && document.querySelector('img.logo').naturalWidth > 0`)).toBe(true);
+    // The served stylesheet and the nonced brand colour both applied (neither blocked by the CSP).
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('button.button')).backgroundColor`)).toBe('rgb(15, 118, 110)');
+    let text = await mainText(page);
+    expect(text).toContain('Field Guide (PDF) × 2 $30.00');
+    expect(text).toContain('Route Planner Pro $49.00');
+    expect(text).toContain('Total $79.00');
+    expect(await page.getByRole('radio').count()).toBe(4);
+    await expect(page.getByRole('radio', { name: 'Bank transfer (virtual account)' }).isChecked()).resolves.toBe(true);
+    expect(await page.getByRole('link', { name: 'Cancel and return to Acme Books' }).getAttribute('href')).toBe('https://acme.test/cart');
+    await shot(page, '01-open');
+    await load(page, s.id, true);
+    expect(await mainText(page)).toBe(text);
+
+    // Pay: the form posts, the 303 lands back on the page, now awaiting confirmation with the transfer details.
+    await page.getByRole('radio', { name: 'QRIS' }).check();
+    await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
+    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'qris' });
+    text = await mainText(page);
+    for (const part of ['Awaiting confirmation', 'Bank Central', '123-456-789', 'Acme Books Ltd', 'We confirm within one business day.', s.id, 'QRIS', '$79.00']) {
+      expect(text).toContain(part);
+    }
+    expect(await page.locator('form').count()).toBe(0);
+    await shot(page, '02-awaiting-confirmation');
+    await load(page, s.id, true);
+    expect(await mainText(page)).toBe(text);
+
+    // The merchant confirms; until fulfilment has written the deliveries, the receipt says it is being prepared.
+    const starters = createStarters(t.ctx.temporal, { taskQueue: t.ctx.config.TEMPORAL_TASK_QUEUE });
+    await completeCheckoutSession({ sequelize: t.ctx.sequelize, starters, logger: createLogger('silent', 'hosted-checkout-test') }, tenantOf(ws), s.id, { from: 'pending_review' });
+    await load(page, s.id, true);
+    text = await mainText(page);
+    expect(text).toContain('Payment received');
+    expect(text).toContain('Your receipt is being prepared');
+    await shot(page, '03-receipt-being-prepared');
+    await load(page, s.id, true);
+    expect(await mainText(page)).toBe(text);
+
+    // What fulfilment writes (written here directly until the fulfilment worker lands): one download, one licence.
+    const download = await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '1', productId: products[0]!, fileId });
+    await insertSessionDelivery(ws, s.id, { kind: 'license', lineKey: '2', productId: products[1]!, licenseKey });
+    const links = createDownloadLinks({ secret: requireEncryptionKey(t.ctx.config), publicBaseUrl: t.ctx.config.PUBLIC_BASE_URL });
+    for (const reload of [false, true]) {
+      await load(page, s.id, true);
+      text = await mainText(page);
+      expect({ reload, prepared: text.includes('being prepared') }).toEqual({ reload, prepared: false });
+      const href = (await page.getByRole('link', { name: 'field-guide.pdf' }).getAttribute('href'))!;
+      expect(href.startsWith(`${t.ctx.config.PUBLIC_BASE_URL}/api/v1/storefront/public/downloads/`)).toBe(true);
+      expect(links.verify(href.split('/').pop()!)).toEqual({ deliveryId: download.id });
+      await expect(page.locator('code.license-key').innerText()).resolves.toBe(licenseKey);
+      expect(await page.getByRole('link', { name: 'Continue to Acme Books' }).getAttribute('href')).toBe('https://acme.test/thanks');
+    }
+    await shot(page, '04-receipt');
+    await page.close();
+  });
+
+  it('says an expired session expired, and refuses a pay that arrives after expiresAt with the expired page', async () => {
+    const page = await newPage(withJs);
+    const expired = await session({ status: 'expired' });
+    await load(page, expired.id);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('This checkout has expired');
+    expect(await page.locator('form').count()).toBe(0);
+    await shot(page, '05-expired');
+
+    // Open when loaded; its expiresAt passes while the buyer looks at it.
+    const lapsing = await session({ expiresAt: new Date(Date.now() + 3000) });
+    await load(page, lapsing.id);
+    await page.waitForTimeout(Math.max(0, lapsing.expiresAt.getTime() - Date.now() + 200));
+    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/pay')), page.getByRole('button', { name: /^Pay / }).click()]);
+    expect(response.status()).toBe(409);
+    await page.waitForLoadState();
+    const text = await mainText(page);
+    expect(text).toContain('This checkout can no longer be paid.');
+    expect(text).toContain('This checkout has expired');
+    expect(await status(lapsing.id)).toEqual({ status: 'open', payment_method: null });
+    await load(page, lapsing.id, false);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('This checkout has expired');
+    // Chromium logs the refused post's 409 document as a failed load: that line, and nothing else, is expected.
+    expect(problems).toEqual(['console error: Failed to load resource: the server responded with a status of 409 (Conflict)']);
+    problems = [];
+    await page.close();
+  });
+
+  it('renders hostile merchant and buyer text as text: nothing of it runs', async () => {
+    const hostile = await t.ctx.createWorkspace();
+    await Account.update({ name: '<script>window.pwned = "name"</script>Evil & Co' }, { where: { id: hostile.accountId } });
+    const [productId] = await insertProducts(t.ctx.sequelize, hostile, 1);
+    const s = await insertCheckoutSessionRow(t.ctx.sequelize, hostile, {
+      description: '<img src=x onerror="window.pwned = \'description\'">',
+      lineItems: [{ ...lineOf(productId!, 990), name: '<script>window.pwned = "line"</script>' }],
+    });
+    const page = await newPage(withJs);
+    const response = await page.goto(pageUrl(s.id));
+    expect(response!.status()).toBe(200);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    await expect(page.locator('.merchant-name').innerText()).resolves.toBe('<script>window.pwned = "name"</script>Evil & Co');
+    const text = await mainText(page);
+    expect(text).toContain('<script>window.pwned = "line"</script>');
+    expect(text).toContain('<img src=x onerror="window.pwned = \'description\'">');
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    await shot(page, '06-escaped');
+    await page.close();
+  });
+
+  it('works with JavaScript disabled: the pay form is a plain form post', async () => {
+    const s = await session();
+    const page = await newPage(withoutJs);
+    await load(page, s.id);
+    await page.getByRole('radio', { name: 'Card' }).check();
+    await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
+    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'card' });
+    expect(await mainText(page)).toContain('Awaiting confirmation');
+    await shot(page, '07-no-javascript-paid');
+    await page.close();
+  });
+});
