@@ -371,6 +371,20 @@ describe('DELETE /v1/payment/subscriptions/:id', () => {
     ]);
   });
 
+  it('leaves a payment the buyer already reported to the merchant: confirming it after the cancel keeps the invoice void', async () => {
+    const { ws, basic, customer } = await setup();
+    const sub = await create(ws.secretKey, { customerId: customer.id, planId: basic.id, trialDays: 0 });
+    const invoice = (await Invoice.findByPk(sub.latestInvoiceId!))!;
+    const sessionId = invoice.checkoutSessionId!;
+    expect((await http(t.api.baseUrl, 'POST', `/api/v1/payment/checkout-sessions/${sessionId}/pay`, { body: { paymentMethod: 'va' } })).status).toBe(200);
+    await del(ws.secretKey, sub.id, '?immediate=true');
+    expect((await CheckoutSession.findByPk(sessionId))!.status).toBe('pending_review');
+    expect((await Invoice.findByPk(invoice.id))!.status).toBe('void');
+    expect((await http(t.api.baseUrl, 'POST', `/api/v1/payment/checkout-sessions/${sessionId}/confirm`, { key: ws.secretKey })).status).toBe(200);
+    expect(await Invoice.findByPk(invoice.id)).toMatchObject({ status: 'void', paidAt: null });
+    expect((await subscriptionEvents(t.ctx.sequelize, sub.id)).map((e) => e.type)).toEqual(['subscription.created', 'subscription.canceled']);
+  });
+
   it('refuses a canceled subscription (409 INVALID_STATE) and a malformed immediate (400), changing nothing', async () => {
     const { ws, basic, customer } = await setup();
     const sub = await create(ws.secretKey, { customerId: customer.id, planId: basic.id, trialDays: 0 });
