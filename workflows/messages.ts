@@ -236,6 +236,8 @@ export interface SubscriptionWorkflowInput {
    * clock that advanced before this workflow existed still hears from it.
    */
   clockAckOwed?: boolean;
+  /** Carried across continue-as-new: the previous run's last step answer, when nothing more was due then. */
+  idle?: SubscriptionStepResult;
 }
 
 /** What one step call did and what the workflow waits for next (activities/subscriptions.ts). */
@@ -245,7 +247,9 @@ export interface SubscriptionStepResult {
   status: 'active' | 'trialing' | 'past_due' | 'paused' | 'canceled' | 'unpaid';
   /** A new period began (trial end, renewal, skipped renewal): the workflow continues as new. */
   cycled: boolean;
-  /** Epoch ms of the next due step in the subscription's time; null when none is scheduled. */
+  /** Another step is already due (read after this one, in its transaction). */
+  dueNow: boolean;
+  /** Epoch ms of the next step in the subscription's time, after this one; null when none is scheduled. */
   nextAt: number | null;
   /** Set for a subscription on a test clock: its time is the clock's, which only an advance moves. */
   testClockId: string | null;

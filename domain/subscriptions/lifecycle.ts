@@ -185,41 +185,49 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
         if (!subscription) throw new Error(`subscription ${subscriptionId} does not exist in ${tenant.accountId}/${tenant.environment}`);
         const clock = subscription.testClockId ? await TestClock.findByPk(subscription.testClockId, { transaction: tx }) : null;
         const now = clock ? clock.frozenTime : workflowNow;
-        const answer = (applied: Applied | null, nextAt: number | null): SubscriptionStepResult => ({
+        const account = (await Account.findByPk(tenant.accountId, { transaction: tx }))!;
+
+        /** What is due: a settled charge first (whenever it happened), else the earliest timed step. */
+        async function agenda(): Promise<{ settle?: () => Promise<Applied>; next?: Due }> {
+          const open = await SubscriptionCharge.findAll({
+            where: { subscriptionId: subscription!.id, state: { [Op.in]: ['pending', 'failed'] } },
+            order: [['dueAt', 'ASC'], ['invoiceId', 'ASC']],
+            transaction: tx,
+          });
+          const invoices = new Map(
+            (await Invoice.findAll({ where: { id: { [Op.in]: open.map((c) => c.invoiceId) } }, attributes: ['id', 'status', 'amount', 'currency'], transaction: tx })).map((i) => [i.id, i]),
+          );
+          const settled = open.find((c) => ['paid', 'void'].includes(invoices.get(c.invoiceId)!.status));
+          if (settled) return { settle: () => settle(tx, tenant, subscription!, settled, invoices.get(settled.invoiceId)!, now) };
+          const sub = subscription!;
+          const [next] = [
+            ...open.filter((c) => c.state === 'pending').map((c) => ({ at: c.dueAt, rank: 0, apply: () => chargeDue(tx, tenant, sub, c, account) })),
+            ...(sub.nextRetryAt ? [{ at: sub.nextRetryAt, rank: 1, apply: () => (sub.status === 'unpaid' ? finalAction(tx, tenant, sub, account) : retry(tx, tenant, sub, account)) }] : []),
+            { at: sub.currentPeriodEnd, rank: 2, apply: () => periodEnded(tx, tenant, sub) },
+          ].sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
+          return { next };
+        }
+
+        // Read anew each time: a step may cancel the subscription.
+        const canceled = () => subscription.status === 'canceled';
+        let applied: Applied | null = null;
+        let upcoming: Awaited<ReturnType<typeof agenda>> = {};
+        if (!canceled()) {
+          const due = await agenda();
+          if (due.settle) applied = await due.settle();
+          else if (due.next && due.next.at <= now) applied = await due.next.apply();
+          // What comes next is read after the step, in its transaction, so the workflow needs no call to learn it.
+          upcoming = applied === null ? due : canceled() ? {} : await agenda();
+        }
+        return {
           applied: applied?.step ?? null,
           status: subscription.status,
           cycled: applied?.cycled ?? false,
-          nextAt,
+          dueNow: upcoming.settle !== undefined || (upcoming.next !== undefined && upcoming.next.at <= now),
+          nextAt: upcoming.next ? upcoming.next.at.getTime() : null,
           testClockId: subscription.testClockId,
           clockTime: clock ? now.getTime() : null,
-        });
-        if (subscription.status === 'canceled') return answer(null, null);
-
-        const open = await SubscriptionCharge.findAll({
-          where: { subscriptionId: subscription.id, state: { [Op.in]: ['pending', 'failed'] } },
-          order: [['dueAt', 'ASC'], ['invoiceId', 'ASC']],
-          transaction: tx,
-        });
-        const invoices = new Map(
-          (await Invoice.findAll({ where: { id: { [Op.in]: open.map((c) => c.invoiceId) } }, attributes: ['id', 'status', 'amount', 'currency'], transaction: tx })).map((i) => [i.id, i]),
-        );
-        const settled = open.find((c) => ['paid', 'void'].includes(invoices.get(c.invoiceId)!.status));
-        if (settled) {
-          const invoice = invoices.get(settled.invoiceId)!;
-          return answer(await settle(tx, tenant, subscription, settled, invoice, now), null);
-        }
-
-        const account = (await Account.findByPk(tenant.accountId, { transaction: tx }))!;
-        const due: Due[] = [
-          ...open.filter((c) => c.state === 'pending').map((c) => ({ at: c.dueAt, rank: 0, apply: () => chargeDue(tx, tenant, subscription, c, account) })),
-          ...(subscription.nextRetryAt
-            ? [{ at: subscription.nextRetryAt, rank: 1, apply: () => (subscription.status === 'unpaid' ? finalAction(tx, tenant, subscription, account) : retry(tx, tenant, subscription, account)) }]
-            : []),
-          { at: subscription.currentPeriodEnd, rank: 2, apply: () => periodEnded(tx, tenant, subscription) },
-        ].sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
-        const [next] = due;
-        if (next && next.at <= now) return answer(await next.apply(), null);
-        return answer(null, next ? next.at.getTime() : null);
+        };
       });
     },
   };
