@@ -32,7 +32,9 @@ export async function up(qi: QueryInterface): Promise<void> {
       next_retry_at timestamptz,
       -- Proration lines of a downgrade, billed with the next period's invoice ([{description, quantity, unitAmount, amount}]).
       pending_invoice_items jsonb NOT NULL DEFAULT '[]',
-      latest_invoice_id text REFERENCES invoices(id),
+      -- Deferred, like subscription_charges.invoice_id: a charge's rows are written first and its invoice last, so the
+      -- invoice number's counter row (held to commit) is held for one insert (docs/decisions/billing.md).
+      latest_invoice_id text REFERENCES invoices(id) DEFERRABLE INITIALLY DEFERRED,
       metadata jsonb NOT NULL DEFAULT '{}',
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
@@ -48,7 +50,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     -- One row per invoice a subscription collects (first period, each renewal, an upgrade's proration): the
     -- subscription's view of that charge, kept apart from the invoice (which is a billing record).
     CREATE TABLE subscription_charges (
-      invoice_id text PRIMARY KEY REFERENCES invoices(id),
+      invoice_id text PRIMARY KEY REFERENCES invoices(id) DEFERRABLE INITIALLY DEFERRED,
       account_id text NOT NULL REFERENCES accounts(id),
       environment text NOT NULL CHECK (environment IN ('test', 'live')),
       subscription_id text NOT NULL REFERENCES subscriptions(id),

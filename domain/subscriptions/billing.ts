@@ -4,7 +4,8 @@ import { emit } from '../../db/outbox';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import { invalidState } from '../../lib/errors';
-import { issueInvoice } from '../invoices/issue';
+import { newId } from '../../lib/ids';
+import { issueInvoice, taxOf } from '../invoices/issue';
 import { recordStart } from '../workflow-starts';
 import { subscriptionChargeBackendFor } from './charge-backend';
 import { toSubscriptionDto } from './dto';
@@ -42,42 +43,80 @@ export function periodLine(plan: Pick<BillingPlan, 'name' | 'amount'>, start: Da
   return { description: `${plan.name} (${dayOf(start)} to ${dayOf(end)})`, quantity: 1, unitAmount: plan.amount, amount: plan.amount };
 }
 
+/** An invoice of a subscription being issued: everything is written but the numbered invoice, which `issue` writes. */
+export interface PendingSubscriptionInvoice {
+  invoiceId: string;
+  /** Workflows its collection recorded for durable start. */
+  workflowIds: string[];
+  /**
+   * Writes the invoice with the workspace's next number. Call it last in the transaction: the number's counter row
+   * is held from here to the commit, and every invoice of the workspace queues on it.
+   */
+  issue(): Promise<Invoice>;
+}
+
 /**
- * Issues an invoice of the subscription `open` at `issuedAt` and starts collecting it through the workspace's
- * charge backend; the charge row tells the workflow when to judge it. Credit lines that would take the total
- * below zero are balanced by a "carried" line and billed again with the next invoice (docs/decisions/billing.md).
+ * Prepares an invoice of the subscription, `open` at `issuedAt`, and starts collecting it through the workspace's
+ * charge backend (in local mode its checkout session); the charge row tells the workflow when to judge it. Credit
+ * lines that would take the total below zero are balanced by a "carried" line and billed again with the next
+ * invoice (docs/decisions/billing.md). The rows naming the invoice come first (their foreign keys are deferred)
+ * and the numbered invoice last, through `issue`.
  */
-export async function issueSubscriptionInvoice(
+export async function prepareSubscriptionInvoice(
   tx: Transaction,
   tenant: Tenant,
   config: ChargeConfig,
   subscription: Subscription,
-  { reason, lines, period, issuedAt }: { reason: ChargeReason; lines: InvoiceLineItem[]; period: { start: Date; end: Date }; issuedAt: Date },
-): Promise<{ invoice: Invoice; workflowIds: string[] }> {
+  { reason, lines, period, issuedAt, description }: { reason: ChargeReason; lines: InvoiceLineItem[]; period: { start: Date; end: Date }; issuedAt: Date; description: string },
+): Promise<PendingSubscriptionInvoice> {
   const customer = await Customer.findOne({ where: { id: subscription.customerId, ...tenantWhere(tenant) }, transaction: tx });
   const plan = await BillingPlan.findOne({ where: { id: subscription.planId, ...tenantWhere(tenant) }, transaction: tx });
-  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled'], transaction: tx });
+  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled', 'invoiceTaxRateBps'], transaction: tx });
   if (!customer || !plan || !account) throw new Error(`subscription ${subscription.id} lost its customer, plan or workspace`);
   const total = lines.reduce((sum, line) => sum + line.amount, 0);
   const carried = total < 0 ? -total : 0;
   const lineItems = carried > 0 ? [...lines, { description: 'Credit carried to the next invoice', quantity: 1, unitAmount: carried, amount: carried }] : lines;
-  const invoice = await issueInvoice(tx, tenant, {
-    customerId: customer.id,
+  const subtotal = total + carried;
+  const amount = subtotal + taxOf(subtotal, account.invoiceTaxRateBps);
+  const invoiceId = newId('inv');
+  const collection = await subscriptionChargeBackendFor(config, account).collect(tx, tenant, {
+    invoiceId,
     subscriptionId: subscription.id,
+    amount,
     currency: plan.currency,
-    lineItems,
-    periodStart: period.start,
-    periodEnd: period.end,
-    issuedAt,
-    status: 'open',
+    description,
+    customer,
+    now: issuedAt,
   });
-  const { dueAt, workflowIds } = await subscriptionChargeBackendFor(config, account).collect(tx, tenant, { invoice, customer, now: issuedAt });
-  await SubscriptionCharge.create({ invoiceId: invoice.id, ...tenantWhere(tenant), subscriptionId: subscription.id, reason, dueAt }, { transaction: tx });
+  await SubscriptionCharge.create({ invoiceId, ...tenantWhere(tenant), subscriptionId: subscription.id, reason, dueAt: collection.dueAt }, { transaction: tx });
   subscription.set({
-    latestInvoiceId: invoice.id,
-    pendingInvoiceItems: carried > 0 ? [{ description: `Credit carried from invoice ${invoice.number}`, quantity: 1, unitAmount: -carried, amount: -carried }] : [],
+    latestInvoiceId: invoiceId,
+    pendingInvoiceItems: carried > 0 ? [{ description: `Credit carried from the invoice of ${dayOf(period.start)}`, quantity: 1, unitAmount: -carried, amount: -carried }] : [],
   });
-  return { invoice, workflowIds };
+  return {
+    invoiceId,
+    workflowIds: collection.workflowIds,
+    async issue() {
+      const invoice = await issueInvoice(tx, tenant, {
+        id: invoiceId,
+        customerId: customer.id,
+        subscriptionId: subscription.id,
+        currency: plan.currency,
+        lineItems,
+        periodStart: period.start,
+        periodEnd: period.end,
+        issuedAt,
+        dueAt: collection.dueAt,
+        status: 'open',
+        checkoutSessionId: collection.checkoutSessionId,
+        metadata: collection.checkoutSessionId ? { checkoutSessionId: collection.checkoutSessionId } : {},
+      });
+      // The session was priced from this transaction's read of the tax rate; the invoice must say the same.
+      if (invoice.amount !== amount) throw new Error(`invoice ${invoiceId}: the tax rate changed while it was issued; retry`);
+      if (collection.paid) await invoice.update({ status: 'paid', paidAt: issuedAt }, { transaction: tx });
+      return invoice;
+    },
+  };
 }
 
 /**

@@ -4,12 +4,26 @@ import type { Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from '../checkout/create';
 
-/** One charge of a subscription: its newly issued `open` invoice and whom it bills. */
+/** One charge of a subscription: the invoice about to be issued for it (its id is known, its number not yet) and whom it bills. */
 export interface ChargeRequest {
-  invoice: Invoice;
+  invoiceId: string;
+  subscriptionId: string;
+  amount: number;
+  currency: string;
+  /** What the buyer sees on the payment page. */
+  description: string;
   customer: Pick<Customer, 'id' | 'email' | 'name'>;
   /** The subscription's time (its test clock's, when it has one): the invoice's due date counts from it. */
   now: Date;
+}
+
+/** How the invoice is to be issued: when it is judged, the session collecting it, or paid already. */
+export interface ChargeCollection {
+  dueAt: Date;
+  checkoutSessionId: string | null;
+  paid: boolean;
+  /** Workflows recorded for durable start (a request starts them after its commit; the start relay would). */
+  workflowIds: string[];
 }
 
 /**
@@ -19,11 +33,8 @@ export interface ChargeRequest {
  */
 export interface SubscriptionChargeBackend {
   readonly mode: 'local' | 'provider';
-  /**
-   * Starts collecting the invoice (in the issuing transaction); answers when the charge is judged, and the
-   * workflows it recorded for durable start (a request starts them after its commit; the start relay would).
-   */
-  collect(tx: Transaction, tenant: Tenant, request: ChargeRequest): Promise<{ dueAt: Date; workflowIds: string[] }>;
+  /** Starts collecting the charge, in the issuing transaction, before its invoice is written. */
+  collect(tx: Transaction, tenant: Tenant, request: ChargeRequest): Promise<ChargeCollection>;
   /**
    * The charge is due (`attempt: 1`) or retried (`2`…): local mode checks the invoice, which the buyer pays on its
    * hosted page (`paid` is the invoice's own status); a provider backend charges the saved method here.
@@ -43,12 +54,8 @@ export function createLocalChargeBackend(config: Pick<Config, 'LOCAL_INVOICE_DUE
   const payableFor = Math.min(config.LOCAL_INVOICE_DUE + lastRetry + 86_400_000, MAX_CHECKOUT_LIFETIME_MS);
   return {
     mode: 'local',
-    async collect(tx, tenant, { invoice, customer, now }) {
-      const dueAt = new Date(now.getTime() + config.LOCAL_INVOICE_DUE);
-      if (invoice.amount === 0) {
-        await invoice.update({ status: 'paid', paidAt: now, dueAt: now }, { transaction: tx });
-        return { dueAt: now, workflowIds: [] };
-      }
+    async collect(tx, tenant, { invoiceId, subscriptionId, amount, currency, description, customer, now }) {
+      if (amount === 0) return { dueAt: now, checkoutSessionId: null, paid: true, workflowIds: [] };
       if (!customer.email) throw new Error(`customer ${customer.id} has no e-mail: a local-mode invoice cannot be collected`);
       // The session lives in real time (its own workflow expires it), whatever clock the subscription runs on.
       const realNow = new Date();
@@ -57,22 +64,21 @@ export function createLocalChargeBackend(config: Pick<Config, 'LOCAL_INVOICE_DUE
         tenant,
         {
           source: 'invoice',
-          amount: invoice.amount,
-          currency: invoice.currency,
-          description: `Invoice ${invoice.number}`,
+          amount,
+          currency,
+          description,
           customerEmail: customer.email,
           customerName: customer.name,
           customerId: customer.id,
           paymentMethods: [...PAYMENT_METHODS],
           lineItems: [],
-          subtotal: invoice.amount,
+          subtotal: amount,
           expiresAt: new Date(realNow.getTime() + payableFor),
-          metadata: { invoiceId: invoice.id, ...(invoice.subscriptionId ? { subscriptionId: invoice.subscriptionId } : {}) },
+          metadata: { invoiceId, subscriptionId },
         },
         realNow,
       );
-      await invoice.update({ checkoutSessionId: session.id, dueAt, metadata: { ...invoice.metadata, checkoutSessionId: session.id } }, { transaction: tx });
-      return { dueAt, workflowIds: [workflowId] };
+      return { dueAt: new Date(now.getTime() + config.LOCAL_INVOICE_DUE), checkoutSessionId: session.id, paid: false, workflowIds: [workflowId] };
     },
     async attempt(tx, _tenant, invoice) {
       await invoice.reload({ transaction: tx, lock: tx.LOCK.UPDATE });

@@ -7,7 +7,7 @@ import type { CryptoBox } from '../../lib/crypto-box';
 import type { SubscriptionStepResult } from '../../workflows/messages';
 import { hostedCheckoutUrl } from '../checkout/payment-backend';
 import { createEmailQueue } from '../email/queue';
-import { cancelSubscription, issueSubscriptionInvoice, periodLine } from './billing';
+import { cancelSubscription, periodLine, prepareSubscriptionInvoice } from './billing';
 import { subscriptionChargeBackendFor } from './charge-backend';
 import { toSubscriptionDto } from './dto';
 import { dayOf, periodOf } from './periods';
@@ -19,7 +19,8 @@ export interface LifecycleDeps {
 }
 
 type Due = { at: Date; rank: number; apply: () => Promise<Applied> };
-type Applied = { step: string; cycled?: boolean };
+/** A step applied; `issue` writes the numbered invoice it prepared, last in the transaction. */
+type Applied = { step: string; cycled?: boolean; issue?: () => Promise<unknown> };
 
 /**
  * The subscription's state table (document 2) as steps, each applied in one transaction under the row lock by
@@ -165,13 +166,15 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
       currentPeriodAmount: billed ? plan.amount : 0,
       ...(subscription.status === 'trialing' ? { status: 'active' as const } : {}),
     });
+    let issue: Applied['issue'];
     if (billed) {
       const reason = cycle === 0 ? 'subscription_create' : 'subscription_cycle';
-      await issueSubscriptionInvoice(tx, tenant, config, subscription, { reason, lines: [periodLine(plan, period.start, period.end), ...subscription.pendingInvoiceItems], period, issuedAt: at });
+      const line = periodLine(plan, period.start, period.end);
+      ({ issue } = await prepareSubscriptionInvoice(tx, tenant, config, subscription, { reason, lines: [line, ...subscription.pendingInvoiceItems], period, issuedAt: at, description: line.description }));
     }
     await subscription.save({ transaction: tx });
     const step = cycle === 0 ? 'trial_ended' : billed ? 'renewal' : 'renewal_skipped';
-    return { step, cycled: true };
+    return { step, cycled: true, issue };
   }
 
   return {
@@ -197,7 +200,8 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
           const invoices = new Map(
             (await Invoice.findAll({ where: { id: { [Op.in]: open.map((c) => c.invoiceId) } }, attributes: ['id', 'status', 'amount', 'currency'], transaction: tx })).map((i) => [i.id, i]),
           );
-          const settled = open.find((c) => ['paid', 'void'].includes(invoices.get(c.invoiceId)!.status));
+          // An invoice this transaction has yet to write (its step's `issue`) is not settled.
+          const settled = open.find((c) => ['paid', 'void'].includes(invoices.get(c.invoiceId)?.status ?? 'open'));
           if (settled) return { settle: () => settle(tx, tenant, subscription!, settled, invoices.get(settled.invoiceId)!, now) };
           const sub = subscription!;
           const [next] = [
@@ -218,6 +222,7 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
           else if (due.next && due.next.at <= now) applied = await due.next.apply();
           // What comes next is read after the step, in its transaction, so the workflow needs no call to learn it.
           upcoming = applied === null ? due : canceled() ? {} : await agenda();
+          await applied?.issue?.();
         }
         return {
           applied: applied?.step ?? null,

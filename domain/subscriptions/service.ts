@@ -10,7 +10,7 @@ import type { AuthContext } from '../auth-context';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
-import { cancelSubscription, issueSubscriptionInvoice, periodLine, signalSubscription, subscriptionNow, type ChargeConfig } from './billing';
+import { cancelSubscription, periodLine, prepareSubscriptionInvoice, signalSubscription, subscriptionNow, type ChargeConfig, type PendingSubscriptionInvoice } from './billing';
 import { toSubscriptionDto, type SubscriptionDto } from './dto';
 import type { CreateSubscriptionBody, UpdateSubscriptionBody } from './inputs';
 import { dayOf, periodOf, prorate } from './periods';
@@ -120,15 +120,16 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
           },
           { transaction: tx },
         );
-        const workflowIds: string[] = [];
+        let invoice: PendingSubscriptionInvoice | null = null;
         if (!trialEnd) {
-          const issued = await issueSubscriptionInvoice(tx, tenant, config, subscription, { reason: 'subscription_create', lines: [periodLine(plan, period.start, period.end)], period, issuedAt: now });
-          workflowIds.push(...issued.workflowIds);
+          const line = periodLine(plan, period.start, period.end);
+          invoice = await prepareSubscriptionInvoice(tx, tenant, config, subscription, { reason: 'subscription_create', lines: [line], period, issuedAt: now, description: line.description });
           await subscription.save({ transaction: tx });
         }
         const dto = toSubscriptionDto(subscription);
         await emit(tx, tenant, 'subscription.created', dto);
-        workflowIds.unshift(await recordStart(tx, tenant, { workflowType: 'subscription', input: { ...tenant, subscriptionId: subscription.id } }));
+        const workflowIds = [await recordStart(tx, tenant, { workflowType: 'subscription', input: { ...tenant, subscriptionId: subscription.id } }), ...(invoice?.workflowIds ?? [])];
+        await invoice?.issue();
         return { dto, workflowIds };
       });
       await startAll(workflowIds);
@@ -164,6 +165,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         if (changesState && subscription.status === 'canceled') throw invalidState('This subscription is canceled; only its metadata can change');
         const now = changesState ? await subscriptionNow(tx, subscription.testClockId, realNow, { forRequest: true }) : realNow;
         const workflowIds: string[] = [];
+        let proration: PendingSubscriptionInvoice | null = null;
 
         if (input.planId !== undefined && input.planId !== subscription.planId) {
           if (!['active', 'trialing', 'paused'].includes(subscription.status)) {
@@ -183,10 +185,11 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
           if (net > 0) {
             const period = { start: now, end: subscription.currentPeriodEnd };
             const pending = subscription.pendingInvoiceItems;
-            const issued = await issueSubscriptionInvoice(tx, tenant, config, subscription, { reason: 'subscription_update', lines, period, issuedAt: now });
+            const description = `Plan change to ${to.name} (${dayOf(now)} to ${dayOf(period.end)})`;
+            proration = await prepareSubscriptionInvoice(tx, tenant, config, subscription, { reason: 'subscription_update', lines, period, issuedAt: now, description });
             // A proration invoice carries only its own lines; credits waiting for the next period stay waiting.
             subscription.set({ pendingInvoiceItems: pending });
-            workflowIds.push(...issued.workflowIds);
+            workflowIds.push(...proration.workflowIds);
           } else if (lines.length > 0) {
             subscription.set({ pendingInvoiceItems: [...subscription.pendingInvoiceItems, ...lines] });
           }
@@ -202,6 +205,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         subscription.changed('updatedAt', true);
         await subscription.save({ transaction: tx });
         if (changesState) workflowIds.unshift(await signalSubscription(tx, tenant, subscription.id));
+        await proration?.issue();
         return { dto: toSubscriptionDto(subscription), workflowIds };
       });
       await startAll(workflowIds);

@@ -409,7 +409,7 @@ describe('subscription workflow (time-skipping server, real activities and datab
         { description: 'Credit carried to the next invoice', quantity: 1, unitAmount: carried, amount: carried },
       ]);
       expect(renewal).toMatchObject({ amount: 0, status: 'paid', checkoutSessionId: null });
-      expect((await row(sub.id)).pendingInvoiceItems).toEqual([{ description: `Credit carried from invoice ${renewal.number}`, quantity: 1, unitAmount: -carried, amount: -carried }]);
+      expect((await row(sub.id)).pendingInvoiceItems).toEqual([{ description: `Credit carried from the invoice of ${renewal.periodStart!.toISOString().slice(0, 10)}`, quantity: 1, unitAmount: -carried, amount: -carried }]);
       await untilEvents(sub.id, 5);
       expect((await subscriptionEvents(ctx.sequelize, sub.id)).slice(2)).toEqual([
         { type: 'subscription.payment_succeeded', status: 'active', invoiceId: proration.id },
