@@ -191,7 +191,7 @@ describe('POST /v1/payment/subscriptions', () => {
     await create(ws.secretKey, { customerId: customer.id, planId: basic.id });
   });
 
-  it('refuses 409 INVALID_STATE while the customer’s test clock is advancing, and starts on the clock’s time otherwise', async () => {
+  it('starts on the customer’s test clock time; refuses 409 INVALID_STATE while the clock is advancing or once it is deleted', async () => {
     const { ws, basic } = await setup();
     const clock = await TestClock.create({ id: newId('clock'), accountId: ws.accountId, environment: 'test', frozenTime: new Date('2025-01-31T10:00:00Z') });
     const customer = await insertBillingCustomer(ws, { testClockId: clock.id });
@@ -201,6 +201,14 @@ describe('POST /v1/payment/subscriptions', () => {
 
     await clock.update({ status: 'advancing' });
     const before = await written(ws.accountId);
+    expectError(await http(t.api.baseUrl, 'POST', SUBS, { key: ws.secretKey, body: { customerId: customer.id, planId: basic.id }, headers: idem() }), 409, 'INVALID_STATE');
+    // A PATCH that moves the subscription in time is refused too; its metadata can change.
+    expectError(await http(t.api.baseUrl, 'PATCH', `${SUBS}/${sub.id}`, { key: ws.secretKey, body: { status: 'paused' } }), 409, 'INVALID_STATE');
+    expectError(await http(t.api.baseUrl, 'DELETE', `${SUBS}/${sub.id}`, { key: ws.secretKey }), 409, 'INVALID_STATE');
+    expect(await written(ws.accountId)).toEqual(before);
+    expect((await http(t.api.baseUrl, 'PATCH', `${SUBS}/${sub.id}`, { key: ws.secretKey, body: { metadata: { a: 'b' } } })).status).toBe(200);
+    // A deleted clock no longer moves: no new subscription on it.
+    await clock.update({ status: 'ready', deletedAt: new Date() });
     expectError(await http(t.api.baseUrl, 'POST', SUBS, { key: ws.secretKey, body: { customerId: customer.id, planId: basic.id }, headers: idem() }), 409, 'INVALID_STATE');
     expect(await written(ws.accountId)).toEqual(before);
   });
