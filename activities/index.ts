@@ -14,6 +14,7 @@ import { createMaintenanceActivities } from './maintenance';
 import { createManualOrderActivities } from './manual-orders';
 import { createPayoutActivities } from './payouts';
 import { createSubscriptionActivities } from './subscriptions';
+import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
 
 /** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
@@ -62,5 +63,6 @@ export function createActivities(deps: ActivityDeps) {
     createManualOrderActivities(deps),
     createPayoutActivities(deps),
     createSubscriptionActivities(deps),
+    createShippingActivities(deps),
   );
 }

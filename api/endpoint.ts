@@ -92,6 +92,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * `If-None-Match` is answered 304 (the envelope's request id and timestamp differ on every response).
    */
   cacheSeconds?: number;
+  /**
+   * A keyless answer no cache may keep (it carries a buyer's credentials, or depends on a secret it was asked
+   * with): `Cache-Control: no-store` on every answer, refusals included. Keyed routes always have it.
+   */
+  noStore?: boolean;
   /** The route's own rate limit: in place of the per-workspace one on authenticated routes, after the per-IP one on public routes (a public write's per merchant, the licence routes' per key). */
   rateLimit?: RequestHandler;
   /**
@@ -269,6 +274,7 @@ export class ApiRouter {
               endpoint.rateLimit ?? deps.rateLimits.perWorkspace,
               ...(endpoint.module ? [requireModule(endpoint.module)] : []),
             ];
+    if (endpoint.noStore && (endpoint.access === 'public' || endpoint.access === 'storefront')) chain.unshift(noStore);
     // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
     if (endpoint.multipart) chain.push(allowUploadTime);

@@ -8,6 +8,7 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createOrderPageService } from './deliveries/order-view';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
@@ -29,6 +30,7 @@ import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createShippingService } from './shipping/service';
 import { createReferralLinkService } from './referrals/service';
 import { createStorefrontActivityService } from './storefront/activity';
 import { createPublicBlogService } from './storefront/blog';
@@ -70,10 +72,12 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
+    orderPage: createOrderPageService(deps),
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),
+    shipping: createShippingService(deps),
     warehouses: createWarehouseService(deps),
     variants: createVariantService(deps),
     stock: createStockService(deps),

@@ -7,7 +7,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, subscription, testClock, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, shipment, subscription, testClock, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
@@ -16,6 +16,7 @@ import {
   payoutMoved,
   subscriptionChanged,
   testClockAdvanceRequested,
+  shipmentWaybillAssigned,
   workflowIds,
   type AiGenerationTarget,
   type CheckoutSessionInput,
@@ -27,6 +28,7 @@ import {
   type SettlementInput,
   type SubscriptionWorkflowInput,
   type TestClockInput,
+  type ShipmentWorkflowInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -53,6 +55,8 @@ export interface DurableStartInputs {
   subscriptionChanged: SubscriptionWorkflowInput;
   /** Signal-with-start of the clock's workflow: an advance committed. */
   testClockAdvance: TestClockInput;
+  /** `shipment:<shp>`, recorded with the shipment at checkout completion. */
+  shipment: ShipmentWorkflowInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -76,6 +80,7 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   subscription: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscription(input) },
   subscriptionChanged: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscriptionChanged(input) },
   testClockAdvance: { workflowId: (input) => workflowIds.testClock(input.clockId), start: (starters, _accountId, input) => starters.testClockAdvance(input) },
+  shipment: { workflowId: (input) => workflowIds.shipment(input.shipmentId), start: (starters, _accountId, input) => starters.shipment(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -243,6 +248,15 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
       });
     },
 
+    /** `shipment:<shp>`, started with the shipment; never reused, so a repeated start is a no-op. */
+    shipment(input: ShipmentWorkflowInput): Promise<boolean> {
+      return start<typeof shipment>('shipment', input.accountId, {
+        workflowId: workflowIds.shipment(input.shipmentId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
     /** The subscription's row changed: its workflow reads it again (a canceled one has ended, which is the no-op). */
     subscriptionChanged(input: SubscriptionWorkflowInput): Promise<boolean> {
       return signalOnce('subscription', input.accountId, {
@@ -267,6 +281,11 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         ...tagged(input.accountId),
       });
+    },
+
+    /** Best effort (the workflow also looks again on its own): the shipment's label can be rendered now. */
+    async shipmentWaybillAssigned(shipmentId: string): Promise<void> {
+      await client.workflow.getHandle(workflowIds.shipment(shipmentId)).signal(shipmentWaybillAssigned);
     },
 
     /** Best effort (the row holds the truth): lets the workflow show "awaiting confirmation" at once. */

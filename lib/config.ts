@@ -118,6 +118,17 @@ const schema = z.object({
     })
     .pipe(z.number().min(1_000, 'must be at least 1s').max(300_000, 'must be at most 5m'))
     .default(60_000),
+  // The HTTP shipping partner (an aggregator speaking Biteship's API); unset = the built-in local partner.
+  SHIPPING_PARTNER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SHIPPING_PARTNER_API_KEY: z.string().min(1).optional(),
+  SHIPPING_PARTNER_TEST_API_KEY: z.string().min(1).optional(),
+  // Signs the partner's status webhooks (HMAC-SHA256); long enough that it cannot be guessed.
+  SHIPPING_PARTNER_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters (`openssl rand -hex 32`)').optional(),
+  SHIPPING_PARTNER_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(120_000, 'must be at most 2m')).default(15_000),
+  /** The local partner's pace: confirmed, picked up, in transit, delivered, each after the one before. */
+  SHIPPING_LOCAL_SCHEDULE: durationList
+    .pipe(z.array(z.number()).length(4, 'must list four durations: confirmed, picked up, in transit, delivered (e.g. 30s,2m,5m,15m)'))
+    .default(['30s', '2m', '5m', '15m'].map(parseDuration)),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'PUBLIC_BASE_URL' | 'FILE_STORAGE_DIR'> & {
@@ -146,7 +157,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? ['AI_BASE_URL: required when AI_MODEL or AI_API_KEY is set (e.g. https://api.openai.com/v1)']
       : []),
   ];
-  if (aiProblems.length) throw new ConfigError(aiProblems);
+  const shippingProblems = [
+    ...(c.SHIPPING_PARTNER_URL && !c.SHIPPING_PARTNER_API_KEY ? ['SHIPPING_PARTNER_API_KEY: required when SHIPPING_PARTNER_URL is set (the partner\'s live API key)'] : []),
+    ...(c.SHIPPING_PARTNER_URL && !c.SHIPPING_PARTNER_WEBHOOK_SECRET
+      ? ['SHIPPING_PARTNER_WEBHOOK_SECRET: required when SHIPPING_PARTNER_URL is set (shipment statuses arrive only through its signed webhooks)']
+      : []),
+    ...(!c.SHIPPING_PARTNER_URL && (c.SHIPPING_PARTNER_API_KEY || c.SHIPPING_PARTNER_TEST_API_KEY)
+      ? ['SHIPPING_PARTNER_URL: required when a SHIPPING_PARTNER_*API_KEY is set (e.g. https://api.biteship.com)']
+      : []),
+  ];
+  if (aiProblems.length || shippingProblems.length) throw new ConfigError([...aiProblems, ...shippingProblems]);
   return {
     ...c,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),

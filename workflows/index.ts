@@ -10,3 +10,4 @@ export { settlement } from './settlement';
 export { payout } from './payout';
 export { subscription } from './subscription';
 export { testClock } from './test-clock';
+export { shipment } from './shipment';

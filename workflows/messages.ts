@@ -35,6 +35,8 @@ export const workflowIds = {
   subscription: (subscriptionId: string) => `subscription:${subscriptionId}`,
   /** One per test clock: plays an advance through the clock's subscriptions, then sets the clock `ready`. */
   testClock: (clockId: string) => `test-clock:${clockId}`,
+  /** One per shipment, for its life with the partner: booking, label, and the local partner's status moves. */
+  shipment: (shipmentId: string) => `shipment:${shipmentId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -290,3 +292,36 @@ export interface ClockCaughtUp {
 
 /** A subscription workflow has run every step due up to `clockTime`. */
 export const testClockSubscriptionCaughtUp = defineSignal<[ClockCaughtUp]>('testClockSubscriptionCaughtUp');
+
+// shipment -----------------------------------------------------------------------------------------------
+
+/** One shipment; everything else is read from its row, which holds the truth. */
+export interface ShipmentWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  shipmentId: string;
+}
+
+/** One simulated move of the local partner: the partner's status name, sent `afterMs` after the move before. */
+export interface LocalPartnerStep {
+  partnerStatus: string;
+  afterMs: number;
+}
+
+/**
+ * What booking did: `booked` with the partner (its waybill, when the courier gave one at once, and, for the
+ * local partner, the schedule it fixed from SHIPPING_LOCAL_SCHEDULE), or `cancelled` (before booking, or the
+ * partner refused it).
+ */
+export type ShipmentBookingResult =
+  | { state: 'booked'; partner: 'local' | 'biteship'; waybillId: string | null; schedule: LocalPartnerStep[] | null }
+  | { state: 'cancelled' };
+
+/** rendered: the label exists (now or before); no_waybill: the courier has not given one yet; closed: it never will (cancelled, or over). */
+export type ShipmentLabelResult = 'rendered' | 'no_waybill' | 'closed';
+
+/** A webhook brought the waybill: render the label now rather than at the next check. */
+export const shipmentWaybillAssigned = defineSignal('shipmentWaybillAssigned');
+
+/** booked: handed to an HTTP partner, whose webhooks move it from here; else the local partner's last status. */
+export type ShipmentOutcome = 'booked' | 'delivered' | 'cancelled' | 'returned';

@@ -117,19 +117,20 @@ export class SharedRateLimiter {
   }
 }
 
+/** The shared counter's settings, apart from the client; exported so the bench's ceilings count in the very same table and way. */
+export function counterOptions(keyPrefix: string, pointsPerMinute: number) {
+  return {
+    tableName: 'rate_limits',
+    tableCreated: true, // created by migration 0001
+    clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
+    keyPrefix,
+    points: pointsPerMinute,
+    duration: 60,
+  };
+}
+
 function limiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number): SharedRateLimiter {
-  return new SharedRateLimiter(
-    new RateLimiterPostgres({
-      storeClient: sequelize,
-      storeType: 'sequelize',
-      tableName: 'rate_limits',
-      tableCreated: true, // created by migration 0001
-      clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
-      keyPrefix,
-      points: pointsPerMinute,
-      duration: 60,
-    }),
-  );
+  return new SharedRateLimiter(new RateLimiterPostgres({ storeClient: sequelize, storeType: 'sequelize', ...counterOptions(keyPrefix, pointsPerMinute) }));
 }
 
 function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): RequestHandler {
@@ -162,15 +163,17 @@ function merchantSlugOf(req: Request): string {
 }
 
 /**
- * The licence key a public licence route names (`:key`, or `?key=` of validate), as sent and before validation.
- * Counted under its hash: the counter table holds no usable key, and an absurdly long one costs no more.
+ * The counter of a licence key as sent (before validation). Counted under its hash: the counter table holds no
+ * usable key, and an absurdly long one costs no more. Exported for the bench's ceilings.
  */
-function licenseKeyOf(req: Request): string {
-  const key: unknown = req.params.key ?? req.query.key;
+export function licenseKeyCounter(key: unknown): string {
   return createHash('sha256')
     .update(typeof key === 'string' ? key : '')
     .digest('base64url');
 }
+
+/** The licence key a public licence route names: `:key`, or `?key=` of validate. */
+const licenseKeyOf = (req: Request) => licenseKeyCounter(req.params.key ?? req.query.key);
 
 /**
  * Per workspace and environment on authenticated routes; per client IP on public routes, and in addition per IP and

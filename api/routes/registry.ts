@@ -22,6 +22,7 @@ import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
 import { storefrontOrdersRouter } from './storefront-orders/router';
+import { shippingRouter } from './shipping/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { subscriptionsRouter } from './subscriptions/router';
@@ -62,4 +63,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   payoutsRouter,
   subscriptionsRouter,
   testClocksRouter,
+  shippingRouter,
 ];

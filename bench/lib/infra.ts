@@ -14,6 +14,7 @@ import { createDevServerEnv } from '../../test/helpers/temporal-env';
 import { freePort } from '../../scripts/lib/free-port';
 import { seedCatalogue, type BenchCatalogue } from './catalogue';
 import { seedPayouts } from './payouts';
+import { seedLicences, type BenchLicences } from './licences';
 
 /** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
 export const EXTRA_API_KEYS = 20;
@@ -29,6 +30,8 @@ export interface BenchInfra {
   catalogue: BenchCatalogue;
   /** The payout-create workspace (bench/lib/payouts.ts). */
   payouts: { accountId: string; secretKey: string };
+  /** Licence pools of the public licence scenarios (bench/lib/licences.ts). */
+  licences: BenchLicences;
   stop(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     let workspace: BenchInfra['workspace'];
     let catalogue: BenchCatalogue;
     let payouts: BenchInfra['payouts'];
+    let licences: BenchLicences;
     try {
       await migrateToLatest(sequelize);
       const created = await createWorkspaceService({ sequelize }).create({ name: 'Bench workspace', slug: 'bench' });
@@ -76,6 +80,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       );
       catalogue = await seedCatalogue(sequelize);
       payouts = await seedPayouts(sequelize, createCryptoBox(parseEncryptionKey(encryptionKey)));
+      licences = await seedLicences(sequelize);
       await sequelize.query('ANALYZE');
     } finally {
       await sequelize.close();
@@ -93,6 +98,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       testApiKeyCount: 2 + EXTRA_API_KEYS,
       catalogue,
       payouts,
+      licences,
       stop,
     };
   } catch (err) {

@@ -6,8 +6,11 @@ export interface LoadRequest {
   path: string;
   headers?: IncomingHttpHeaders;
   body?: string;
-  /** A body per request (n counts from 0), for creates that must not all collide on one unique value. */
-  bodyFor?: (n: number) => string;
+  /**
+   * The path and/or body of each request (n counts up across every run of this process), for creates that must not
+   * all collide on one unique value and for routes that name a different resource on each request.
+   */
+  vary?: (n: number) => { path?: string; body?: string };
 }
 
 export interface Measurement {
@@ -32,17 +35,17 @@ export interface ServerCounters {
 
 export class LoadError extends Error {}
 
-/** Counts `bodyFor` bodies across every run of this process, so warm-up, ceiling and full stack never repeat one. */
+/** Counts varied requests across every run of this process, so warm-up, ceiling and full stack never repeat a body. */
 let sent = 0;
 
 async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
-  const { bodyFor } = request;
+  const { vary } = request;
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
     headers: request.headers,
     body: request.body,
-    ...(bodyFor ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: bodyFor((sent += 1)) }) }] } : {}),
+    ...(vary ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...vary((sent += 1)) }) }] } : {}),
     connections,
     duration,
   });

@@ -10,6 +10,11 @@ export interface BenchOptions {
   poolSize: number;
   /** Run only the scenarios whose name contains this text. */
   only: string | undefined;
+  /**
+   * Pairs (ceiling, then full stack) measured per HTTP scenario; the table shows the pair of median ratio. On a
+   * machine whose load swings between the two sides of one pair, the median of several is the figure to read.
+   */
+  rounds: number;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -27,5 +32,6 @@ export function readOptions(): BenchOptions {
     connections: positiveInt('BENCH_CONNECTIONS', 32),
     poolSize: positiveInt('BENCH_POOL_SIZE', 10),
     only: process.env.BENCH_ONLY || undefined,
+    rounds: positiveInt('BENCH_ROUNDS', 1),
   };
 }

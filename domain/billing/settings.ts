@@ -1,26 +1,28 @@
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { Account } from '../../db/models';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 
 export const DUNNING_FINAL_ACTIONS = ['cancel', 'leave_unpaid'] as const;
 
-export const UpdateBillingSettingsBody = z
-  .strictObject({
-    taxRateBps: z
-      .int()
-      .min(0)
-      .max(10_000)
-      .optional()
-      .meta({ description: 'Tax added to invoices issued from now on, in basis points of the subtotal (1100 = 11%); rounded half up to the smallest unit' }),
-    dunningFinalAction: z
-      .enum(DUNNING_FINAL_ACTIONS)
-      .optional()
-      .meta({ description: 'After the final failed retry an `unpaid` subscription is `cancel`led (the default) or left `unpaid`' }),
-  })
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field')
-  .meta({ id: 'UpdateBillingSettingsBody', minProperties: 1 });
+export const UpdateBillingSettingsBody = patchBody(
+  z
+    .strictObject({
+      taxRateBps: z
+        .int()
+        .min(0)
+        .max(10_000)
+        .optional()
+        .meta({ description: 'Tax added to invoices issued from now on, in basis points of the subtotal (1100 = 11%); rounded half up to the smallest unit' }),
+      dunningFinalAction: z
+        .enum(DUNNING_FINAL_ACTIONS)
+        .optional()
+        .meta({ description: 'After the final failed retry an `unpaid` subscription is `cancel`led (the default) or left `unpaid`' }),
+    }),
+  'UpdateBillingSettingsBody',
+);
 export type UpdateBillingSettingsBody = z.infer<typeof UpdateBillingSettingsBody>;
 
 function toBillingSettingsDto(account: Pick<Account, 'id' | 'invoiceTaxRateBps' | 'dunningFinalAction'>) {

@@ -1,9 +1,11 @@
 import type { Transaction } from 'sequelize';
-import { CheckoutSession, Delivery, Product, ProductFile, type DeliveryKind } from '../../db/models';
+import { Account, CheckoutSession, Delivery, Product, ProductFile, type CheckoutLineItem, type DeliveryKind } from '../../db/models';
 import { emit } from '../../db/outbox';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 import { issueLicense } from '../licenses/issue';
+import { createShipmentForCheckoutLine, placeFromShippingAddress, shippingChoiceOf } from '../shipping/create';
+import { lineLabel } from './dto';
 
 /**
  * Downloads a new delivery allows (docs/decisions/checkout.md, "Fulfilment"): enough for a buyer's devices and a
@@ -34,6 +36,8 @@ export interface PurchasedLine {
   customerEmail: string;
   /** Forwarded to the delivery and to `product.purchased`. */
   metadata: Record<string, unknown>;
+  /** The shipment created for this line, which makes it a `shipment` delivery. */
+  shipmentId?: string | null;
 }
 
 /**
@@ -41,7 +45,7 @@ export interface PurchasedLine {
  * makes it happen once: a licence when the product issues them, the product's newest file when it is digital
  * and has one, and `product.purchased` for the delivery. Kind: `download` when there is a file (carrying the
  * licence key too, when there is one: the buyer needs the software and its key), `license` for a key alone,
- * `manual` for everything else (physical products, until shipments come with the fulfilment module).
+ * `shipment` for a physical line that ships (see deliverLine), `manual` for everything else.
  */
 export async function deliverPurchasedLine(tx: Transaction, tenant: Tenant, purchase: PurchasedLine): Promise<DeliveredLine> {
   const scope = tenantWhere(tenant);
@@ -65,7 +69,8 @@ export async function deliverPurchasedLine(tx: Transaction, tenant: Tenant, purc
         })
       ).key
     : null;
-  const kind: DeliveryKind = file ? 'download' : licenseKey ? 'license' : 'manual';
+  const shipmentId = purchase.shipmentId ?? null;
+  const kind: DeliveryKind = file ? 'download' : licenseKey ? 'license' : shipmentId ? 'shipment' : 'manual';
 
   const delivery = await Delivery.create(
     {
@@ -81,6 +86,7 @@ export async function deliverPurchasedLine(tx: Transaction, tenant: Tenant, purc
       downloadCount: file ? 0 : null,
       downloadLimit: file ? DEFAULT_DOWNLOAD_LIMIT : null,
       licenseKey,
+      shipmentId,
       metadata: purchase.metadata,
     },
     { transaction: tx },
@@ -101,7 +107,29 @@ export async function deliverPurchasedLine(tx: Transaction, tenant: Tenant, purc
   return { deliveryId: delivery.id, kind, fileId: file?.id ?? null, licenseKey, eventId: event.id };
 }
 
-/** The delivery of one product line of a completed session (see deliverPurchasedLine). */
+/**
+ * The shipment of a physical line of a session that ships: the fulfilment module on, a shipping address and the
+ * courier choice in its metadata (checked when the session was created). Null otherwise: the line is `manual`.
+ */
+async function shipmentFor(tx: Transaction, tenant: Tenant, session: CheckoutSession, line: CheckoutLineItem): Promise<string | null> {
+  const choice = shippingChoiceOf(session.metadata);
+  if (!choice || !session.shippingAddress || !line.productId) return null;
+  const product = await Product.findOne({ where: { id: line.productId, ...tenantWhere(tenant) }, attributes: ['type', 'name', 'weight', 'length', 'width', 'height'], transaction: tx });
+  if (product?.type !== 'physical') return null;
+  const account = await Account.findByPk(tenant.accountId, { attributes: ['fulfillmentEnabled'], transaction: tx });
+  if (!account?.fulfillmentEnabled) return null;
+  const dimensions = product.length && product.width && product.height ? { length: product.length, width: product.width, height: product.height } : {};
+  const { shipmentId } = await createShipmentForCheckoutLine(tx, tenant, {
+    checkoutSessionId: session.id,
+    lineKey: line.lineKey,
+    ...choice,
+    destination: placeFromShippingAddress(session.shippingAddress),
+    items: [{ name: lineLabel(line), value: line.unitAmount, weight: product.weight ?? 0, quantity: line.quantity, ...dimensions }],
+  });
+  return shipmentId;
+}
+
+/** The delivery of one product line of a completed session (see deliverPurchasedLine), its shipment included. */
 export async function deliverLine(tx: Transaction, tenant: Tenant, session: CheckoutSession, lineKey: string): Promise<DeliveredLine> {
   const line = session.lineItems.find((item) => item.lineKey === lineKey);
   if (!line?.productId) throw new Error(`checkout session ${session.id} has no product line "${lineKey}"`);
@@ -115,5 +143,6 @@ export async function deliverLine(tx: Transaction, tenant: Tenant, session: Chec
     customerId: session.customerId,
     customerEmail: session.customerEmail,
     metadata: session.metadata,
+    shipmentId: await shipmentFor(tx, tenant, session, line),
   });
 }

@@ -1,10 +1,12 @@
 import type { Transaction } from 'sequelize';
 import { findBuyableProductId } from '../../db/cart-products';
-import { PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
+import { Account, PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { validationError } from '../../lib/errors';
+import { createShippingPartners } from '../../lib/shipping';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
+import { assertShippingChoice, shippingChoiceOf } from '../shipping/create';
 import { resolveStorefront } from '../storefront/merchant';
 import { startRecordedNow } from '../workflow-starts';
 import { insertCheckoutSession } from './create';
@@ -35,6 +37,7 @@ type Buyer = Omit<BuyNowBody, 'variantId' | 'quantity'>;
  */
 export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'starters' | 'logger'>) {
   const { sequelize, config } = deps;
+  const partners = createShippingPartners(config);
 
   async function create(
     tenant: Tenant,
@@ -43,6 +46,12 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     itemsOf: (tx: Transaction) => Promise<CheckoutCartItem[]>,
     options: PriceCartOptions = {},
   ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
+    // With the fulfilment module on, a courier chosen in metadata ships the order, so it must be one the partner
+    // offers (asked before the transaction); with the module off the keys are plain metadata.
+    const choice = shippingChoiceOf(buyer.metadata ?? {});
+    if (choice && (await Account.findByPk(tenant.accountId, { attributes: ['fulfillmentEnabled'] }))?.fulfillmentEnabled) {
+      await assertShippingChoice(partners, tenant, choice);
+    }
     const { session, workflowId } = await sequelize.transaction(async (tx) => {
       const priced = await priceCart(tx, tenant, { items: await itemsOf(tx), couponCode: buyer.couponCode, customerEmail: buyer.email }, options);
       if (priced.requiresShipping && !buyer.shippingAddress) {

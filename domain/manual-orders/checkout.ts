@@ -5,6 +5,8 @@ import { tenantWhere } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
+import { workflowIds } from '../../workflows/messages';
+import { reserveForLines } from '../inventory/reservations';
 import { priceCart, type CheckoutCartItem, type PriceCartOptions } from '../checkout/pricing';
 import { toShippingAddress } from '../checkout/storefront-inputs';
 import { createEmailQueue } from '../email/queue';
@@ -103,6 +105,8 @@ export function createManualCheckoutService(deps: Pick<ServiceDeps, 'sequelize' 
           },
           { transaction: tx },
         );
+        // Held like a checkout session's: released when the merchant cancels, committed when the payment is confirmed.
+        await reserveForLines(tx, tenant, lines, { reference: order.id, actor: { type: 'workflow', id: workflowIds.manualOrder(order.id) } });
         const { workflowId } = await emails.queue(tx, tenant, {
           kind: 'manual_order_instructions',
           businessKey: `manual_order_instructions:${order.id}`,

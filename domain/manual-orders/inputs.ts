@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_METHODS, MANUAL_PAYMENT_STATUSES } from '../../db/models/manual-order';
 import { multiLine, singleLine } from '../../lib/text';
 import { BuyNowBody, CartCheckoutBody } from '../checkout/storefront-inputs';
@@ -49,16 +50,17 @@ const trackingText = singleLine({ max: 80 }).nullable().transform(emptyToNull).o
 const note = multiLine({ max: 1000 }).nullable().transform(emptyToNull).optional();
 
 /** Document 1: every field optional; null (or "") clears the text fields. At least one field. */
-export const UpdateManualOrderBody = z
-  .object({
-    paymentStatus: z.enum(MANUAL_PAYMENT_STATUSES).optional(),
-    fulfillmentStatus: z.enum(MANUAL_FULFILLMENT_STATUSES).optional(),
-    trackingCourier: trackingText,
-    trackingNumber: trackingText,
-    merchantPaymentNote: note,
-    merchantShippingNote: note,
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateManualOrderBody', minProperties: 1 });
+export const UpdateManualOrderBody = patchBody(
+  z
+    .object({
+      paymentStatus: z.enum(MANUAL_PAYMENT_STATUSES).optional(),
+      fulfillmentStatus: z.enum(MANUAL_FULFILLMENT_STATUSES).optional(),
+      trackingCourier: trackingText,
+      trackingNumber: trackingText,
+      merchantPaymentNote: note,
+      merchantShippingNote: note,
+    })
+    .strict(),
+  'UpdateManualOrderBody',
+);
 export type UpdateManualOrderBody = z.output<typeof UpdateManualOrderBody>;

@@ -13,6 +13,7 @@ import { recordStart, startRecordedNow } from '../workflow-starts';
 import { buyerNameOf, toManualOrderDto, toManualOrderListDto, type ManualOrderDto } from './dto';
 import { needsFulfilment } from './fulfilment-plan';
 import type { UpdateManualOrderBody } from './inputs';
+import { commitReservations, releaseReservations } from '../inventory/reservations';
 import { planOrderUpdate } from './transitions';
 
 /** The list filters of GET /v1/manual-orders. */
@@ -105,6 +106,9 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
         order.set(plan.fields);
         order.changed('updatedAt', true);
         await order.save({ transaction: tx });
+        const stockOwner = { reference: order.id, actor: { type: 'api_key' as const, id: auth.apiKeyId } };
+        if (plan.confirmed) await commitReservations(tx, tenant, stockOwner);
+        if (plan.fields.paymentStatus === 'canceled') await releaseReservations(tx, tenant, stockOwner);
         const starts = [...(plan.confirmed ? await onConfirmed(tx, tenant, order) : []), ...(plan.shipped ? await onShipped(tx, tenant, order) : [])];
         await audit(tx, tenant, {
           action: 'manual_order.updated',

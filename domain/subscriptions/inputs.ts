@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { singleLine, stringMap } from '../../lib/text';
 
 /** Like customer and plan metadata: at most 50 string entries. */
@@ -24,11 +25,12 @@ export const CreateSubscriptionBody = z
   .meta({ id: 'CreateSubscriptionBody' });
 export type CreateSubscriptionBody = z.infer<typeof CreateSubscriptionBody>;
 
-export const UpdateSubscriptionBody = z
-  .strictObject({
+export const UpdateSubscriptionBody = patchBody(
+  z.strictObject({
     planId: planId.optional().meta({ description: 'Switch plan (same currency and interval), prorated against the current period' }),
     status: z.enum(['paused', 'active']).optional().meta({ description: '`paused` skips renewals until `active` again; cancel with DELETE' }),
     metadata: metadata.nullable().optional().meta({ description: 'Replaces the map whole; `null` clears it' }),
-  })
-  .meta({ id: 'UpdateSubscriptionBody' });
+  }),
+  'UpdateSubscriptionBody',
+);
 export type UpdateSubscriptionBody = z.infer<typeof UpdateSubscriptionBody>;

@@ -5,6 +5,7 @@ import { http, useTestApi } from '../helpers/context';
 import { RESOURCES } from '../helpers/credibility';
 import { insertDelivery } from '../fixtures/deliveries';
 import { fundAvailable } from '../fixtures/payouts';
+import { insertShipment } from '../fixtures/shipping';
 import { issueLicense } from '../../domain/licenses/issue';
 
 /**
@@ -162,6 +163,9 @@ describe('accountId on every resource object', () => {
     expect(order.status).toBe(201);
     created.add(order.body.data.id);
     await post('/api/v1/billing/invoices', { customerId: customer.id, currency: 'IDR', lineItems: [{ description: 'Setup', quantity: 1, unitAmount: 100_000 }] });
+    expect((await http(t.api.baseUrl, 'PATCH', '/api/v1/shipping/origin', { key, body: { address: 'Jl. Gatot Subroto 12', contactName: 'Gudang', contactPhone: '021 555' } })).status).toBe(200);
+    // No API creates a shipment; checkout completion does, through this same function.
+    created.add(await insertShipment(t.ctx.sequelize, ws));
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.
@@ -250,6 +254,8 @@ describe('accountId on every resource object', () => {
         'sk GET /v1/inventory/movements',
         'sk GET /v1/payouts',
         'sk GET /v1/payouts/{id}',
+        'sk GET /v1/shipping/shipments',
+        'sk GET /v1/shipping/shipments/{id}',
       ]),
     );
 

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../registry';
 import { ManualCheckoutBody, ManualCheckoutParams, OrderStatus, OrderTrackerParams, OrderTrackerQuery, PlacedManualOrder } from './schemas';
@@ -9,11 +8,6 @@ import { ManualCheckoutBody, ManualCheckoutParams, OrderStatus, OrderTrackerPara
  */
 export function storefrontOrdersRouter(deps: RouteDeps) {
   const { manualCheckout, orderTracker } = deps.services;
-  // The tracker's answer depends on the e-mail asked with: never kept by a cache.
-  const trackerLimit: RequestHandler = (req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    return deps.rateLimits.perIpOrderTracker(req, res, next);
-  };
   return new ApiRouter('/v1/storefront/public', 'Public storefront', deps)
     .add({
       method: 'post',
@@ -36,7 +30,9 @@ export function storefrontOrdersRouter(deps: RouteDeps) {
       access: 'storefront',
       params: OrderTrackerParams,
       query: OrderTrackerQuery,
-      rateLimit: trackerLimit,
+      rateLimit: deps.rateLimits.perIpOrderTracker,
+      // The answer depends on the e-mail asked with: never kept by a cache.
+      noStore: true,
       response: OrderStatus,
       handler: async ({ params, query, auth }) => ({ data: await orderTracker.track(params.merchantSlug, auth, params.number, query.email) }),
     }).router;
