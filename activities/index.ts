@@ -13,6 +13,7 @@ import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
 import { createManualOrderActivities } from './manual-orders';
 import { createPayoutActivities } from './payouts';
+import { createSubscriptionActivities } from './subscriptions';
 import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
 
@@ -61,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     createCheckoutActivities(deps),
     createManualOrderActivities(deps),
     createPayoutActivities(deps),
+    createSubscriptionActivities(deps),
     createShippingActivities(deps),
   );
 }

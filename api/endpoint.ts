@@ -105,6 +105,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    */
   errors?: ErrorCode[];
   /**
+   * `required`: a call without an `Idempotency-Key` header is `400 VALIDATION_ERROR` before anything runs (document 2's
+   * subscription create); otherwise the key is optional on every mutating route.
+   */
+  idempotencyKey?: 'required';
+  /**
    * The module a keyed route belongs to: while the workspace has it off, the route answers the module's refusal
    * (`409 fulfillment_module_disabled`) before reading the body. Not for public or storefront routes (no key, no workspace).
    */
@@ -164,6 +169,18 @@ function requireBodyType(multipart: boolean): RequestHandler {
     next();
   };
 }
+
+const requireIdempotencyKey: RequestHandler = (req, _res, next) => {
+  if (req.headers['idempotency-key'] === undefined) {
+    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key: this request requires an Idempotency-Key header', [{ field: 'Idempotency-Key', message: 'required' }]);
+  }
+  next();
+};
+
+/** The header of a route that requires it, for the OpenAPI document. */
+const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z.string().min(1).max(255).meta({ description: 'Required: a retry with the same key replays the first response for 24 hours' }),
+});
 
 /** An upload streams for up to the upload allowance; everything else keeps the short request deadline. */
 const allowUploadTime: RequestHandler = (req, res, next) => {
@@ -275,6 +292,7 @@ export class ApiRouter {
       };
       next();
     });
+    if (endpoint.idempotencyKey === 'required') chain.push(requireIdempotencyKey);
     if (endpoint.method !== 'get' && endpoint.access !== 'public' && endpoint.access !== 'storefront') chain.push(idempotency(deps.sequelize, deps.box));
     chain.push(async (req: Request, res: Response) => {
       const input = res.locals.input as Omit<EndpointInput<B, Q, P, A>, 'auth' | 'req'>;
@@ -361,6 +379,7 @@ export class ApiRouter {
           : {}),
         ...(endpoint.query instanceof z.ZodObject ? { query: endpoint.query } : {}),
         ...(endpoint.params ? { params: endpoint.params } : {}),
+        ...(endpoint.idempotencyKey === 'required' ? { headers: IdempotencyKeyHeader } : {}),
       },
       responses: {
         [status]:

@@ -18,6 +18,7 @@ import { readOptions } from './lib/options';
 import { renderTable, writeResults, type ScenarioResult } from './lib/report';
 import { scenarios, type BenchContext, type Side } from './scenarios';
 import { renderFanoutTable, runWebhookFanout } from './webhook-fanout';
+import { renderSubscriptionTable, runSubscriptionRenewals } from './subscription-renewals';
 import { renderUploadLine, runProductUpload } from './product-upload';
 
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
@@ -73,7 +74,9 @@ async function main(): Promise<void> {
   const fanoutSelected = !options.only || 'webhook fan-out'.includes(options.only);
   // The 200 MB upload is a single measurement, not a load pair; it runs with the product scenarios.
   const uploadSelected = !options.only || 'product upload'.includes(options.only);
-  if (selected.length === 0 && !fanoutSelected && !uploadSelected) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
+  // Subscription renewal waves on a test clock, and the worker at scale (bench/subscription-renewals.ts).
+  const subscriptionsSelected = !options.only || 'subscription renewals'.includes(options.only);
+  if (selected.length === 0 && !fanoutSelected && !uploadSelected && !subscriptionsSelected) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
 
   const loadAtStart = loadavg();
   if ((loadAtStart[0] ?? 0) > 0.5) {
@@ -97,11 +100,17 @@ async function main(): Promise<void> {
 
   const fanout = fanoutSelected ? await runWebhookFanout(infra, options, log) : undefined;
   const upload = uploadSelected ? await runProductUpload(ctx, log) : undefined;
+  const subscriptionRenewals = subscriptionsSelected ? await runSubscriptionRenewals(infra, options, log) : undefined;
 
   if (results.length > 0) console.log(`\n${renderTable(results)}\n`);
   if (fanout) console.log(`\n${renderFanoutTable(fanout)}\n`);
   if (upload) console.log(`${renderUploadLine(upload)}\n`);
-  await writeResults(RESULTS_FILE, options, results, loadAtStart, { ...(fanout ? { webhookFanout: fanout } : {}), ...(upload ? { productUpload: upload } : {}) });
+  if (subscriptionRenewals) console.log(`${renderSubscriptionTable(subscriptionRenewals)}\n`);
+  await writeResults(RESULTS_FILE, options, results, loadAtStart, {
+    ...(fanout ? { webhookFanout: fanout } : {}),
+    ...(upload ? { productUpload: upload } : {}),
+    ...(subscriptionRenewals ? { subscriptionRenewals } : {}),
+  });
   console.log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 }
 

@@ -71,7 +71,8 @@ function latency(values: number[]): Latency {
   return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
-async function lanes<T>(items: T[], count: number, fn: (item: T) => Promise<void>): Promise<void> {
+/** Runs `fn` over `items`, `count` at a time. */
+export async function lanes<T>(items: T[], count: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(count, items.length) }, async () => {
@@ -84,9 +85,10 @@ async function lanes<T>(items: T[], count: number, fn: (item: T) => Promise<void
   );
 }
 
-async function measureCeiling(client: Client, taskQueue: string): Promise<FanoutResult['ceiling']> {
+/** Starts `count` empty workflows and waits for each to complete: the same-run ceiling of the workflow scenarios. */
+export async function measureCeiling(client: Client, taskQueue: string, count = CEILING_WORKFLOWS): Promise<FanoutResult['ceiling']> {
   const run = `ceiling-${Date.now()}`;
-  const ids = Array.from({ length: CEILING_WORKFLOWS }, (_, i) => `${run}-${i}`);
+  const ids = Array.from({ length: count }, (_, i) => `${run}-${i}`);
   const started: string[] = [];
   const t0 = performance.now();
   let startsDone = false;
@@ -115,8 +117,8 @@ async function measureCeiling(client: Client, taskQueue: string): Promise<Fanout
   await starting;
   await waiting;
   const seconds = (performance.now() - t0) / 1000;
-  if (completed !== CEILING_WORKFLOWS) throw new Error(`ceiling: ${completed} of ${CEILING_WORKFLOWS} workflows completed`);
-  return { workflows: CEILING_WORKFLOWS, seconds, workflowsPerSecond: CEILING_WORKFLOWS / seconds };
+  if (completed !== count) throw new Error(`ceiling: ${completed} of ${count} workflows completed`);
+  return { workflows: count, seconds, workflowsPerSecond: count / seconds };
 }
 
 interface FanoutFixture {
@@ -245,7 +247,7 @@ export async function runWebhookFanout(infra: BenchInfra, options: BenchOptions,
 }
 
 /** A few hundred empty workflows first, so the ceiling is not charged with worker and server warm-up. */
-async function measureCeilingWarmup(client: Client): Promise<void> {
+export async function measureCeilingWarmup(client: Client): Promise<void> {
   const ids = Array.from({ length: 200 }, (_, i) => `ceiling-warmup-${Date.now()}-${i}`);
   await lanes(ids, START_LANES, async (workflowId) => {
     await client.workflow.execute('emptyWorkflow', { taskQueue: 'bench-ceiling', workflowId, args: [] });

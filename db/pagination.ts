@@ -5,7 +5,8 @@ import { decodeCursor, toListPage, type ListPage } from './cursor';
 import { plainQuery } from './plain-query';
 import { tenantWhere, type Tenant } from './tenancy';
 
-type Scalar = string | number | boolean;
+/** An equality filter; null matches SQL NULL (`IS NULL`). */
+type Scalar = string | number | boolean | null;
 
 export interface PageRequest {
   limit: number;
@@ -35,7 +36,7 @@ export function listPageStatement<M extends Model>(model: ModelStatic<M>, option
   const values: unknown[] = [];
   const bind = (value: unknown) => `$${values.push(value)}`;
   const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
-  const conditions = Object.entries(filters).map(([attribute, value]) => `${column(model, attribute)} = ${bind(value)}`);
+  const conditions = Object.entries(filters).map(([attribute, value]) => (value === null ? `${column(model, attribute)} IS NULL` : `${column(model, attribute)} = ${bind(value)}`));
   const afterId = decodeCursor(options.page.cursor, options.idPrefix);
   if (afterId) conditions.push(`id < ${bind(afterId)}`);
   const limit = bind(options.page.limit + 1);

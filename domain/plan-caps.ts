@@ -16,6 +16,12 @@ const COUNTED = {
     sql: 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = :accountId AND environment = :environment AND system_kind IS NULL',
   },
   customers: { noun: 'customers', hint: 'upgrade for more', sql: 'SELECT count(*)::int AS n FROM customers WHERE account_id = :accountId AND environment = :environment' },
+  // A canceled subscription frees its slot.
+  subscriptions: {
+    noun: 'subscriptions (not canceled)',
+    hint: 'cancel one or upgrade',
+    sql: "SELECT count(*)::int AS n FROM subscriptions WHERE account_id = :accountId AND environment = :environment AND status <> 'canceled'",
+  },
   // Archived plans accept no new subscriptions, so they free their slot.
   plans: { noun: 'active plans', hint: 'archive one or upgrade', sql: 'SELECT count(*)::int AS n FROM plans WHERE account_id = :accountId AND environment = :environment AND active' },
 } as const;

@@ -24,6 +24,8 @@ import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
 import { createPayoutService } from './payouts/service';
+import { createSubscriptionService } from './subscriptions/service';
+import { createTestClockService } from './test-clocks/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
@@ -85,6 +87,8 @@ export function createServices(deps: ServiceDeps) {
     invoices: createInvoiceService(deps),
     billingSettings: createBillingSettingsService(deps),
     payouts: createPayoutService(deps),
+    subscriptions: createSubscriptionService(deps),
+    testClocks: createTestClockService(deps),
   };
 }
 

@@ -7,13 +7,15 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, shipment, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, shipment, subscription, testClock, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
   payoutMoved,
+  subscriptionChanged,
+  testClockAdvanceRequested,
   shipmentWaybillAssigned,
   workflowIds,
   type AiGenerationTarget,
@@ -24,6 +26,8 @@ import {
   type PayoutMove,
   type PayoutWorkflowInput,
   type SettlementInput,
+  type SubscriptionWorkflowInput,
+  type TestClockInput,
   type ShipmentWorkflowInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
@@ -46,6 +50,11 @@ export interface DurableStartInputs {
   payout: PayoutWorkflowInput;
   /** Signal-with-start of the payout's workflow: the payout's row committed a move. */
   payoutMoved: PayoutWorkflowInput & PayoutMove;
+  subscription: SubscriptionWorkflowInput;
+  /** Signal-with-start of the subscription's workflow: its row changed (a request, a paid invoice). */
+  subscriptionChanged: SubscriptionWorkflowInput;
+  /** Signal-with-start of the clock's workflow: an advance committed. */
+  testClockAdvance: TestClockInput;
   /** `shipment:<shp>`, recorded with the shipment at checkout completion. */
   shipment: ShipmentWorkflowInput;
 }
@@ -68,6 +77,9 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   settlement: { workflowId: (input) => workflowIds.settlement(input.sessionId), start: (starters, _accountId, input) => starters.settlement(input) },
   payout: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payout(input) },
   payoutMoved: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payoutMoved(input) },
+  subscription: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscription(input) },
+  subscriptionChanged: { workflowId: (input) => workflowIds.subscription(input.subscriptionId), start: (starters, _accountId, input) => starters.subscriptionChanged(input) },
+  testClockAdvance: { workflowId: (input) => workflowIds.testClock(input.clockId), start: (starters, _accountId, input) => starters.testClockAdvance(input) },
   shipment: { workflowId: (input) => workflowIds.shipment(input.shipmentId), start: (starters, _accountId, input) => starters.shipment(input) },
 };
 
@@ -227,12 +239,47 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
       });
     },
 
+    /** `subscription:<sub>`, started with the subscription; never reused (its id names one subscription's whole life). */
+    subscription(input: SubscriptionWorkflowInput): Promise<boolean> {
+      return start<typeof subscription>('subscription', input.accountId, {
+        workflowId: workflowIds.subscription(input.subscriptionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
     /** `shipment:<shp>`, started with the shipment; never reused, so a repeated start is a no-op. */
     shipment(input: ShipmentWorkflowInput): Promise<boolean> {
       return start<typeof shipment>('shipment', input.accountId, {
         workflowId: workflowIds.shipment(input.shipmentId),
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The subscription's row changed: its workflow reads it again (a canceled one has ended, which is the no-op). */
+    subscriptionChanged(input: SubscriptionWorkflowInput): Promise<boolean> {
+      return signalOnce('subscription', input.accountId, {
+        workflowId: workflowIds.subscription(input.subscriptionId),
+        args: [input],
+        signal: subscriptionChanged.name,
+        signalArgs: [],
+      });
+    },
+
+    /**
+     * An advance of the clock committed: signal-with-start of `test-clock:<clock>`, whose run ends with each
+     * advance played, so the id is reused by the next advance's run.
+     */
+    async testClockAdvance(input: TestClockInput): Promise<void> {
+      await client.workflow.signalWithStart<typeof testClock, []>('testClock', {
+        workflowId: workflowIds.testClock(input.clockId),
+        taskQueue,
+        args: [input],
+        signal: testClockAdvanceRequested,
+        signalArgs: [],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        ...tagged(input.accountId),
       });
     },
 

@@ -83,6 +83,12 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),
+  /** Local-mode subscription charges (ARCHITECTURE.md): an invoice still unpaid this long after issue is a failed charge. */
+  LOCAL_INVOICE_DUE: duration.pipe(z.number().min(1_000, 'must be at least 1s')).default(parseDuration('1d')),
+  /** When a failed subscription charge is retried, each offset counted from the failure (document 2: T+1d, T+3d, T+7d). */
+  SUBSCRIPTION_RETRY_SCHEDULE: durationList
+    .refine((offsets) => offsets.every((offset, i) => offset > (offsets[i - 1] ?? 0)), 'offsets from the failure must increase, e.g. 1d,3d,7d')
+    .default(['1d', '3d', '7d'].map(parseDuration)),
   // Targets of the two system-managed webhook endpoints; unset = listed inactive.
   FULFILLMENT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
   DISCOUNT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),

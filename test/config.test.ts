@@ -51,6 +51,14 @@ describe('configuration', () => {
     expect(configProblems({ TEST_SETTLEMENT_DELAY: '-1m' })).toEqual(['TEST_SETTLEMENT_DELAY: "-1m" is not a duration like 30s, 5m, 2h or 1d']);
   });
 
+  it('reads LOCAL_INVOICE_DUE (1 day) and SUBSCRIPTION_RETRY_SCHEDULE (T+1d, T+3d, T+7d) by default; offsets must increase', () => {
+    expect(loadConfig({})).toMatchObject({ LOCAL_INVOICE_DUE: 86_400_000, SUBSCRIPTION_RETRY_SCHEDULE: [86_400_000, 259_200_000, 604_800_000] });
+    expect(loadConfig({ LOCAL_INVOICE_DUE: '2h', SUBSCRIPTION_RETRY_SCHEDULE: '1h,2h' })).toMatchObject({ LOCAL_INVOICE_DUE: 7_200_000, SUBSCRIPTION_RETRY_SCHEDULE: [3_600_000, 7_200_000] });
+    expect(configProblems({ LOCAL_INVOICE_DUE: 'a day' })).toEqual(['LOCAL_INVOICE_DUE: "a day" is not a duration like 30s, 5m, 2h or 1d']);
+    expect(configProblems({ LOCAL_INVOICE_DUE: '0s' })).toEqual(['LOCAL_INVOICE_DUE: must be at least 1s']);
+    expect(configProblems({ SUBSCRIPTION_RETRY_SCHEDULE: '3d,1d' })).toEqual(['SUBSCRIPTION_RETRY_SCHEDULE: offsets from the failure must increase, e.g. 1d,3d,7d']);
+  });
+
   it('parses the retry schedule units', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '2s,3m,1h,1d' }).WEBHOOK_RETRY_SCHEDULE).toEqual([2_000, 180_000, 3_600_000, 86_400_000]);
     expect(() => parseDuration('5w')).toThrow('5w');

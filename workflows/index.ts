@@ -8,4 +8,6 @@ export { checkoutSession } from './checkout-session';
 export { manualOrder } from './manual-order';
 export { settlement } from './settlement';
 export { payout } from './payout';
+export { subscription } from './subscription';
+export { testClock } from './test-clock';
 export { shipment } from './shipment';

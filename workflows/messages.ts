@@ -31,6 +31,10 @@ export const workflowIds = {
   settlement: (sessionId: string) => `settlement:${sessionId}`,
   /** One per payout, for its whole life: it follows the payout's moves until a final status. */
   payout: (payoutId: string) => `payout:${payoutId}`,
+  /** One per subscription for its whole life (continued as new every cycle): trial, renewals, dunning, cancel. */
+  subscription: (subscriptionId: string) => `subscription:${subscriptionId}`,
+  /** One per test clock: plays an advance through the clock's subscriptions, then sets the clock `ready`. */
+  testClock: (clockId: string) => `test-clock:${clockId}`,
   /** One per shipment, for its life with the partner: booking, label, and the local partner's status moves. */
   shipment: (shipmentId: string) => `shipment:${shipmentId}`,
 };
@@ -221,6 +225,74 @@ export const payoutStateQuery = defineQuery<PayoutWorkflowState>('payoutState');
 
 /** The payout's final status. */
 export type PayoutOutcome = 'paid' | 'failed' | 'cancelled';
+
+// subscription -------------------------------------------------------------------------------------------
+
+export interface SubscriptionWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  subscriptionId: string;
+  /**
+   * Carried across continue-as-new: an advance of the subscription's test clock is still to be acknowledged
+   * once every step up to the clock's time has run. Left out at the first start, which acknowledges too, so a
+   * clock that advanced before this workflow existed still hears from it.
+   */
+  clockAckOwed?: boolean;
+  /** Carried across continue-as-new: the previous run's last step answer, when nothing more was due then. */
+  idle?: SubscriptionStepResult;
+}
+
+/** What one step call did and what the workflow waits for next (activities/subscriptions.ts). */
+export interface SubscriptionStepResult {
+  /** The step applied (`renewal`, `charge_failed`, `payment_succeeded`, …); null when nothing was due. */
+  applied: string | null;
+  status: 'active' | 'trialing' | 'past_due' | 'paused' | 'canceled' | 'unpaid';
+  /** A new period began (trial end, renewal, skipped renewal): the workflow continues as new. */
+  cycled: boolean;
+  /** Another step is already due (read after this one, in its transaction). */
+  dueNow: boolean;
+  /** Epoch ms of the next step in the subscription's time, after this one; null when none is scheduled. */
+  nextAt: number | null;
+  /** Set for a subscription on a test clock: its time is the clock's, which only an advance moves. */
+  testClockId: string | null;
+  /** The clock's time the step was judged at (epoch ms), for the advance's acknowledgement. */
+  clockTime: number | null;
+}
+
+export type SubscriptionOutcome = 'canceled';
+
+export interface SubscriptionWorkflowState {
+  status: SubscriptionStepResult['status'] | 'starting';
+  nextAt: number | null;
+  lastStep: string | null;
+}
+
+/** The row changed (pause, resume, plan switch, cancel) or one of its invoices was paid: read it again. */
+export const subscriptionChanged = defineSignal('subscriptionChanged');
+/** The subscription's test clock moved: play every step due up to its new time, then acknowledge. */
+export const subscriptionClockAdvanced = defineSignal('subscriptionClockAdvanced');
+export const subscriptionStateQuery = defineQuery<SubscriptionWorkflowState>('subscriptionState');
+
+// test-clock ---------------------------------------------------------------------------------------------
+
+export interface TestClockInput {
+  accountId: string;
+  environment: Environment;
+  clockId: string;
+}
+
+/** An advance was committed (status `advancing`, the new `frozenTime`): play it. */
+export const testClockAdvanceRequested = defineSignal('testClockAdvanceRequested');
+
+export interface ClockCaughtUp {
+  subscriptionId: string;
+  /** The clock time (epoch ms) up to which every due step of the subscription has run. */
+  clockTime: number;
+}
+
+/** A subscription workflow has run every step due up to `clockTime`. */
+export const testClockSubscriptionCaughtUp = defineSignal<[ClockCaughtUp]>('testClockSubscriptionCaughtUp');
+
 // shipment -----------------------------------------------------------------------------------------------
 
 /** One shipment; everything else is read from its row, which holds the truth. */

@@ -25,6 +25,8 @@ import { storefrontOrdersRouter } from './storefront-orders/router';
 import { shippingRouter } from './shipping/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
+import { subscriptionsRouter } from './subscriptions/router';
+import { testClocksRouter } from './test-clocks/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
 
 /** What every router gets: the endpoint machinery and the domain services. */
@@ -59,5 +61,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   billingInvoicesRouter,
   billingSettingsRouter,
   payoutsRouter,
+  subscriptionsRouter,
+  testClocksRouter,
   shippingRouter,
 ];

@@ -18,8 +18,9 @@ import * as manualOrders from './0016-manual-orders';
 import * as inventory from './0017-inventory';
 import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
-import * as reservations from './0022-reservations';
+import * as subscriptions from './0020-subscriptions';
 import * as shipping from './0021-shipping';
+import * as reservations from './0022-reservations';
 
 export interface Migration {
   name: string;
@@ -48,6 +49,7 @@ export const migrations: Migration[] = [
   { name: '0017-inventory', ...inventory },
   { name: '0018-payouts', ...payouts },
   { name: '0019-billing', ...billing },
-  { name: '0022-reservations', ...reservations },
+  { name: '0020-subscriptions', ...subscriptions },
   { name: '0021-shipping', ...shipping },
+  { name: '0022-reservations', ...reservations },
 ];

@@ -26,6 +26,8 @@ export { PayoutBankAccount } from './payout-bank-account';
 export { Product } from './product';
 export { ProductFile } from './product-file';
 export { ReferralLink } from './referral-link';
+export { Subscription } from './subscription';
+export { SubscriptionCharge } from './subscription-charge';
 export { Shipment } from './shipment';
 export { ShipmentEvent } from './shipment-event';
 export { ShippingOrigin } from './shipping-origin';

@@ -20,6 +20,8 @@ export function invoiceNumber(slug: string | null, seq: number): string {
 }
 
 export interface NewInvoice {
+  /** The id, when the caller wrote rows naming it first (a subscription charge, a deferred foreign key); else a new one. */
+  id?: string;
   customerId: string | null;
   subscriptionId?: string | null;
   currency: string;
@@ -31,6 +33,8 @@ export interface NewInvoice {
   dueAt?: Date | null;
   /** `open` issues it finalised (the usual case); `draft` keeps it editable and unnumbered in effect. */
   status?: 'draft' | 'open';
+  /** The checkout session that collects it in local mode, written before the invoice. */
+  checkoutSessionId?: string | null;
   metadata?: Record<string, string>;
 }
 
@@ -46,7 +50,7 @@ export async function issueInvoice(tx: Transaction, tenant: Tenant, input: NewIn
   const seq = await nextInSeries(tx, tenant, 'invoice');
   return Invoice.create(
     {
-      id: newId('inv'),
+      id: input.id ?? newId('inv'),
       ...tenantWhere(tenant),
       customerId: input.customerId,
       subscriptionId: input.subscriptionId ?? null,
@@ -62,6 +66,7 @@ export async function issueInvoice(tx: Transaction, tenant: Tenant, input: NewIn
       periodEnd: input.periodEnd ?? null,
       issuedAt: input.issuedAt,
       dueAt: input.dueAt ?? null,
+      checkoutSessionId: input.checkoutSessionId ?? null,
       metadata: input.metadata ?? {},
     },
     { transaction: tx },

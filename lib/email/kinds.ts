@@ -37,6 +37,18 @@ export const EMAIL_DATA = {
     orderUrl: httpUrl.optional(),
   }),
   payment_confirmed: z.strictObject({ ...order, currency, amount, orderUrl: httpUrl.optional() }),
+  subscription_payment_failed: z.strictObject({
+    buyerName: text(200).optional(),
+    invoiceNumber: text(100),
+    /** What the invoice bills, e.g. the plan and period. */
+    description: text(300),
+    currency,
+    amount,
+    /** The invoice's hosted payment page. */
+    payUrl: httpUrl,
+    /** The date of the next check (dunning retry); omitted after the last one. */
+    nextAttemptOn: text(100).optional(),
+  }),
   shipping_notification: z.strictObject({
     ...order,
     courier: text(100).optional(),

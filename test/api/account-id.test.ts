@@ -140,7 +140,16 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
     const customer = await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
-    await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
+    const plan = await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
+    await post('/api/v1/payment/test-clocks', { frozenTime: '2025-01-01T00:00:00Z', name: 'Account Id' });
+    // Subscription create requires an Idempotency-Key (document 2).
+    const subscription = await http<{ data: Record<string, unknown> }>(t.api.baseUrl, 'POST', '/api/v1/payment/subscriptions', {
+      key,
+      body: { customerId: customer.id, planId: plan.id },
+      headers: { 'idempotency-key': `account-id-${ws.accountId}` },
+    });
+    expect(subscription.status).toBe(201);
+    for (const object of objectsWithId(subscription.body.data)) created.add(object.id);
     await post('/api/v1/modules', { module: 'fulfillment', enabled: true });
     const warehouse = await post('/api/v1/inventory/warehouses', { name: 'Main' });
     const mug = await post('/api/v1/storefront/products', { name: 'Mug', price: 10, currency: 'USD', type: 'physical', weight: 300, published: true });

@@ -11,6 +11,9 @@ import { insertBlogPost } from '../fixtures/blog';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
+import { insertSubscriptionRow } from '../fixtures/subscriptions';
+import { TestClock } from '../../db/models';
+import { newId } from '../../lib/ids';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { insertInvoice } from '../fixtures/invoices';
 import { insertBookedShipment, insertOrigin } from '../fixtures/shipping';
@@ -54,6 +57,8 @@ interface Owned {
   manualOrderId: string;
   invoiceId: string;
   payoutId: string;
+  subscriptionId: string;
+  testClockId: string;
   shipmentId: string;
 }
 
@@ -107,6 +112,10 @@ const PROBES: Record<string, Probe> = {
   // Open, so that a void would land if the ownership check let it through.
   '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
   '/v1/payouts/{id}': { params: (o) => ({ id: o.payoutId }), methods: { get: null } },
+  // DELETE defaults to the deferred cancel: it would set cancelAtPeriodEnd if the ownership check let it through.
+  '/v1/payment/subscriptions/{id}': { params: (o) => ({ id: o.subscriptionId }), methods: { get: null, patch: { status: 'paused' }, delete: null } },
+  '/v1/payment/test-clocks/{id}': { params: (o) => ({ id: o.testClockId }), methods: { get: null, delete: null } },
+  '/v1/payment/test-clocks/{id}/advance': { params: (o) => ({ id: o.testClockId }), methods: { post: { frozenTime: '2030-01-01T00:00:00Z' } } },
   '/v1/payouts/{id}/cancel': { params: (o) => ({ id: o.payoutId }), methods: { post: null } },
   '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
   '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
@@ -188,6 +197,8 @@ beforeAll(async () => {
   owner = await t.ctx.createWorkspace({ plan: 'pro' });
   const productId = await insertProduct(t.ctx.sequelize, owner);
   const [apiKeyId] = await insertApiKeys(owner, 1);
+  const customerId = (await insertCustomer(owner)).id;
+  const plans = await insertPlanWithPrice(owner);
   owned = {
     productId,
     fileId: (await insertProductFile(owner, productId)).id,
@@ -203,14 +214,16 @@ beforeAll(async () => {
     deliveryId: (await insertDelivery(t.ctx.sequelize, owner, productId, { session: null })).id,
     // Completed, so that a refund would land if the ownership check let it through (a confirm would be a 409, not a 404).
     checkoutSessionId: (await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed' })).id,
-    customerId: (await insertCustomer(owner)).id,
-    ...(await insertPlanWithPrice(owner)),
+    customerId,
+    ...plans,
+    subscriptionId: (await insertSubscriptionRow(owner, { customerId, planId: plans.planId })).id,
     warehouseId: (await insertWarehouse(owner)).id,
     // Not the default, so that only the ownership check stands between a DELETE and the archive.
     variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
     manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
     invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
     payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
+    testClockId: (await TestClock.create({ id: newId('clock'), accountId: owner.accountId, environment: 'test', frozenTime: new Date('2025-01-01T00:00:00Z') })).id,
     // Booked, with its label, and still cancellable: only the ownership check stands between a call and its effect.
     shipmentId: await insertOrigin(owner).then(() => insertBookedShipment(t.ctx.sequelize, owner)),
   };

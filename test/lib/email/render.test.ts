@@ -94,6 +94,7 @@ describe('renderEmail', () => {
       manual_order_instructions: { orderNumber: 'o', currency: 'USD', amount: 1 },
       payment_confirmed: { orderNumber: 'o', currency: 'USD', amount: 1 },
       shipping_notification: { orderNumber: 'o' },
+      subscription_payment_failed: { invoiceNumber: 'INV-1', description: 'Pro', currency: 'USD', amount: 1, payUrl: 'https://shop.test/checkout/cs_1' },
     };
     for (const kind of EMAIL_KINDS) {
       const rendered = renderEmail(kind, parseEmailData(kind, samples[kind]), merchant);

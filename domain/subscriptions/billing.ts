@@ -1,0 +1,144 @@
+import { Op, type Transaction } from 'sequelize';
+import { Account, BillingPlan, CheckoutSession, Customer, Invoice, Subscription, SubscriptionCharge, TestClock, type ChargeReason, type InvoiceLineItem } from '../../db/models';
+import { emit } from '../../db/outbox';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
+import type { Config } from '../../lib/config';
+import { invalidState } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { issueInvoice, taxOf } from '../invoices/issue';
+import { recordStart } from '../workflow-starts';
+import { subscriptionChargeBackendFor } from './charge-backend';
+import { toSubscriptionDto } from './dto';
+import { dayOf } from './periods';
+
+/**
+ * The writes a subscription's workflow steps and its requests share: its time, the invoices of its charges, its
+ * cancellation and the signal that tells its workflow to read the row again. Each runs in the caller's
+ * transaction, under the subscription's row lock.
+ */
+
+export type ChargeConfig = Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE'>;
+
+/**
+ * The subscription's time: its test clock's `frozenTime` (ARCHITECTURE.md, "Test clocks"), or `realNow`. A
+ * request (`forRequest`) on a clock that is advancing is refused: the clock's workflow is moving the
+ * subscription through time and the request would land at a moment it has not reached yet; so is one on a deleted
+ * clock (whose subscriptions were canceled with it, and whose time no longer moves).
+ */
+export async function subscriptionNow(tx: Transaction, testClockId: string | null, realNow: Date, { forRequest = false } = {}): Promise<Date> {
+  if (testClockId === null) return realNow;
+  // Shared lock: an advance (which takes the row for update) waits until this transaction ends.
+  const clock = await TestClock.findByPk(testClockId, { lock: forRequest ? tx.LOCK.SHARE : undefined, transaction: tx });
+  if (!clock) throw new Error(`test clock ${testClockId} is missing`);
+  if (forRequest && clock.deletedAt !== null) throw invalidState('The customer’s test clock was deleted; its time no longer moves');
+  if (forRequest && clock.status === 'advancing') throw invalidState('The subscription’s test clock is advancing; retry once it is ready');
+  return clock.frozenTime;
+}
+
+/** Records, in the caller's transaction, the signal that makes the subscription's workflow read its row again. */
+export function signalSubscription(tx: Transaction, tenant: Tenant, subscriptionId: string): Promise<string> {
+  return recordStart(tx, tenant, { workflowType: 'subscriptionChanged', input: { ...tenantWhere(tenant), subscriptionId } });
+}
+
+/** One line of a period's invoice: the plan's price for [start, end). */
+export function periodLine(plan: Pick<BillingPlan, 'name' | 'amount'>, start: Date, end: Date): InvoiceLineItem {
+  return { description: `${plan.name} (${dayOf(start)} to ${dayOf(end)})`, quantity: 1, unitAmount: plan.amount, amount: plan.amount };
+}
+
+/** An invoice of a subscription being issued: everything is written but the numbered invoice, which `issue` writes. */
+export interface PendingSubscriptionInvoice {
+  invoiceId: string;
+  /** Workflows its collection recorded for durable start. */
+  workflowIds: string[];
+  /**
+   * Writes the invoice with the workspace's next number. Call it last in the transaction: the number's counter row
+   * is held from here to the commit, and every invoice of the workspace queues on it.
+   */
+  issue(): Promise<Invoice>;
+}
+
+/**
+ * Prepares an invoice of the subscription, `open` at `issuedAt`, and starts collecting it through the workspace's
+ * charge backend (in local mode its checkout session); the charge row tells the workflow when to judge it. Credit
+ * lines that would take the total below zero are balanced by a "carried" line and billed again with the next
+ * invoice (docs/decisions/billing.md). The rows naming the invoice come first (their foreign keys are deferred)
+ * and the numbered invoice last, through `issue`.
+ */
+export async function prepareSubscriptionInvoice(
+  tx: Transaction,
+  tenant: Tenant,
+  config: ChargeConfig,
+  subscription: Subscription,
+  { reason, lines, period, issuedAt, description }: { reason: ChargeReason; lines: InvoiceLineItem[]; period: { start: Date; end: Date }; issuedAt: Date; description: string },
+): Promise<PendingSubscriptionInvoice> {
+  const customer = await Customer.findOne({ where: { id: subscription.customerId, ...tenantWhere(tenant) }, transaction: tx });
+  const plan = await BillingPlan.findOne({ where: { id: subscription.planId, ...tenantWhere(tenant) }, transaction: tx });
+  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled', 'invoiceTaxRateBps'], transaction: tx });
+  if (!customer || !plan || !account) throw new Error(`subscription ${subscription.id} lost its customer, plan or workspace`);
+  const total = lines.reduce((sum, line) => sum + line.amount, 0);
+  const carried = total < 0 ? -total : 0;
+  const lineItems = carried > 0 ? [...lines, { description: 'Credit carried to the next invoice', quantity: 1, unitAmount: carried, amount: carried }] : lines;
+  const subtotal = total + carried;
+  const amount = subtotal + taxOf(subtotal, account.invoiceTaxRateBps);
+  const invoiceId = newId('inv');
+  const collection = await subscriptionChargeBackendFor(config, account).collect(tx, tenant, {
+    invoiceId,
+    subscriptionId: subscription.id,
+    amount,
+    currency: plan.currency,
+    description,
+    customer,
+    now: issuedAt,
+  });
+  await SubscriptionCharge.create({ invoiceId, ...tenantWhere(tenant), subscriptionId: subscription.id, reason, dueAt: collection.dueAt }, { transaction: tx });
+  subscription.set({
+    latestInvoiceId: invoiceId,
+    pendingInvoiceItems: carried > 0 ? [{ description: `Credit carried from the invoice of ${dayOf(period.start)}`, quantity: 1, unitAmount: -carried, amount: -carried }] : [],
+  });
+  return {
+    invoiceId,
+    workflowIds: collection.workflowIds,
+    async issue() {
+      const invoice = await issueInvoice(tx, tenant, {
+        id: invoiceId,
+        customerId: customer.id,
+        subscriptionId: subscription.id,
+        currency: plan.currency,
+        lineItems,
+        periodStart: period.start,
+        periodEnd: period.end,
+        issuedAt,
+        dueAt: collection.dueAt,
+        status: 'open',
+        checkoutSessionId: collection.checkoutSessionId,
+        metadata: collection.checkoutSessionId ? { checkoutSessionId: collection.checkoutSessionId } : {},
+      });
+      // The session was priced from this transaction's read of the tax rate; the invoice must say the same.
+      if (invoice.amount !== amount) throw new Error(`invoice ${invoiceId}: the tax rate changed while it was issued; retry`);
+      if (collection.paid) await invoice.update({ status: 'paid', paidAt: issuedAt }, { transaction: tx });
+      return invoice;
+    },
+  };
+}
+
+/**
+ * Cancels now (`at`, in the subscription's time): `canceled`, every charge still being collected voided with its
+ * invoice, and a checkout session still `open` for one expired so it can no longer be paid (one the buyer already
+ * paid, awaiting the merchant's confirm, is left to the merchant). Emits `subscription.canceled`. No refund.
+ * Locks sessions before invoices, the order in which a settling payment takes them.
+ */
+export async function cancelSubscription(tx: Transaction, tenant: Tenant, subscription: Subscription, at: Date): Promise<void> {
+  const open = await SubscriptionCharge.findAll({ where: { subscriptionId: subscription.id, state: { [Op.in]: ['pending', 'failed'] } }, transaction: tx });
+  for (const charge of open) {
+    const { checkoutSessionId } = (await Invoice.findByPk(charge.invoiceId, { attributes: ['checkoutSessionId'], transaction: tx }))!;
+    if (checkoutSessionId) {
+      const session = await CheckoutSession.findByPk(checkoutSessionId, { lock: tx.LOCK.UPDATE, transaction: tx });
+      if (session?.status === 'open') await session.update({ status: 'expired', expiredAt: new Date() }, { transaction: tx });
+    }
+    const invoice = (await Invoice.findByPk(charge.invoiceId, { lock: tx.LOCK.UPDATE, transaction: tx }))!;
+    if (invoice.status === 'open' || invoice.status === 'draft') await invoice.update({ status: 'void', voidedAt: at }, { transaction: tx });
+    await charge.update({ state: invoice.status === 'paid' ? 'paid' : 'void', resolvedAt: at }, { transaction: tx });
+  }
+  await subscription.update({ status: 'canceled', canceledAt: at, pausedAt: null, nextRetryAt: null }, { transaction: tx });
+  await emit(tx, tenant, 'subscription.canceled', toSubscriptionDto(subscription));
+}
