@@ -15,7 +15,7 @@ export function subscriptionsRouter(deps: RouteDeps) {
       response: Subscription,
       status: 201,
       idempotencyKey: 'required',
-      errors: ['QUOTA_EXCEEDED', 'INVALID_STATE'],
+      errors: ['QUOTA_EXCEEDED', 'INVALID_STATE', 'RESOURCE_NOT_FOUND'],
       handler: async ({ auth, body }) => ({ data: await subscriptions.create(auth, body) }),
     })
     .add({
