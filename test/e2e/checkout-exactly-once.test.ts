@@ -39,11 +39,8 @@ let smtp: TestSmtpServer;
 let worker: WorkerProcess | undefined;
 
 const workerEnv = (): Record<string, string> => ({
-  DATABASE_URL: process.env.DATABASE_URL!,
-  TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
   TEMPORAL_NAMESPACE: namespace,
   TEMPORAL_TASK_QUEUE: taskQueue,
-  ENCRYPTION_KEY: process.env.ENCRYPTION_KEY!,
   SMTP_URL: smtp.url,
 });
 const startWorker = async () => {

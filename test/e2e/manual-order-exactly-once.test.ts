@@ -36,11 +36,8 @@ let worker: WorkerProcess | undefined;
 
 const startWorker = async () => {
   worker = await startWorkerProcess({
-    DATABASE_URL: process.env.DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
     TEMPORAL_NAMESPACE: namespace,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY!,
     SMTP_URL: smtp.url,
     EMAIL_FROM: TEST_EMAIL_FROM,
   });

@@ -36,9 +36,6 @@ const startWorker = () =>
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       TEST_SETTLEMENT_DELAY: '20s',
-      DATABASE_URL: process.env.DATABASE_URL!,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      ENCRYPTION_KEY: process.env.ENCRYPTION_KEY!,
     },
     { timeoutMs: 150_000 },
   );

@@ -39,11 +39,8 @@ beforeAll(async () => {
   process.env.TEMPORAL_NAMESPACE = namespace;
   ctx = await createTestContext();
   worker = await startWorkerProcess({
-    DATABASE_URL: process.env.DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
     TEMPORAL_NAMESPACE: namespace,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY!,
     SMTP_URL: smtp.url,
     PUBLIC_BASE_URL,
   });

@@ -36,9 +36,6 @@ function workerEnv(): Record<string, string> {
     WEBHOOK_RETRY_SCHEDULE: RETRY,
     TEMPORAL_NAMESPACE: namespace,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    DATABASE_URL: process.env.DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY!,
   };
 }
 

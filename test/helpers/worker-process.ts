@@ -17,8 +17,9 @@ export interface WorkerProcess {
 /**
  * `npm run worker` as its own process (`node --import tsx worker/main.ts`): Temporal worker plus the outbox
  * relay, exactly as deployed (or another `script` that logs `startedMessage`, e.g. `api/main.ts` with
- * "api listening"). Resolves once it logs "worker started"; NODE_EXTRA_CA_CERTS and the rest of the
- * configuration come from `env` (Node reads NODE_EXTRA_CA_CERTS only at start-up).
+ * "api listening"). Resolves once it logs "worker started". It inherits this process's environment (the
+ * database, Temporal address and encryption key from globalSetup); `env` adds the rest, NODE_EXTRA_CA_CERTS
+ * included (Node reads it only at start-up).
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
