@@ -22,6 +22,7 @@ import { createManualCheckoutService } from './manual-orders/checkout';
 import { createManualOrderService } from './manual-orders/service';
 import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
+import { createProviderCallbackService } from './payment-provider/callbacks';
 import { createPlanService } from './plans/service';
 import { createPayoutService } from './payouts/service';
 import { createAiGenerationService } from './products/ai-generation';
@@ -85,6 +86,7 @@ export function createServices(deps: ServiceDeps) {
     invoices: createInvoiceService(deps),
     billingSettings: createBillingSettingsService(deps),
     payouts: createPayoutService(deps),
+    providerCallbacks: createProviderCallbackService(deps),
   };
 }
 

@@ -20,6 +20,7 @@ import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
 import * as reservations from './0022-reservations';
 import * as shipping from './0021-shipping';
+import * as paymentProvider from './0023-payment-provider';
 
 export interface Migration {
   name: string;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { name: '0019-billing', ...billing },
   { name: '0022-reservations', ...reservations },
   { name: '0021-shipping', ...shipping },
+  { name: '0023-payment-provider', ...paymentProvider },
 ];
