@@ -89,6 +89,8 @@ export interface PaymentSandbox {
   callbacks: SandboxCallback[];
   /** While true, callbacks are recorded but not sent (send them later with `deliver`): a late or lost callback. */
   holdCallbacks: boolean;
+  /** Where callbacks go; settable once the receiver's address is known. */
+  callbackUrl: string | null;
   /** Sends a recorded callback (again): a duplicate, or a held one arriving late. */
   deliver(webhookId: string): Promise<number>;
   /** Settles pending disbursements now instead of after the delay. */
@@ -186,7 +188,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
   const retryDelays = options.callbackRetryDelaysMs ?? [1_000, 5_000, 15_000, 60_000];
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
-  const state = { holdCallbacks: false };
+  const state = { holdCallbacks: false, callbackUrl: options.callbackUrl };
   let baseUrl = '';
 
   const now = () => new Date().toISOString();
@@ -201,11 +203,11 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
 
   /** One attempt; retried on failure by the schedule unless it is a manual re-send. */
   async function attempt(callback: SandboxCallback): Promise<number> {
-    if (!options.callbackUrl) return 0;
+    if (!state.callbackUrl) return 0;
     const account = options.accounts[callback.account]!;
     let status = 0;
     try {
-      const res = await fetch(options.callbackUrl, {
+      const res = await fetch(state.callbackUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [CALLBACK_TOKEN_HEADER]: account.callbackToken, [CALLBACK_ID_HEADER]: callback.webhookId },
         body: JSON.stringify(callback.body),
@@ -223,7 +225,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
   function emit(account: number, body: Record<string, unknown>): void {
     const callback: SandboxCallback = { webhookId: randomUUID(), account, body, attempts: [] };
     callbacks.push(callback);
-    if (state.holdCallbacks || !options.callbackUrl) return;
+    if (state.holdCallbacks || !state.callbackUrl) return;
     const run = (retry: number) => {
       void attempt(callback).then((status) => {
         const delay = retryDelays[retry];
@@ -483,6 +485,12 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     },
     set holdCallbacks(value: boolean) {
       state.holdCallbacks = value;
+    },
+    get callbackUrl() {
+      return state.callbackUrl;
+    },
+    set callbackUrl(value: string | null) {
+      state.callbackUrl = value;
     },
     async deliver(webhookId) {
       const callback = callbacks.find((c) => c.webhookId === webhookId);
