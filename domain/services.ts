@@ -22,6 +22,7 @@ import { createManualCheckoutService } from './manual-orders/checkout';
 import { createManualOrderService } from './manual-orders/service';
 import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
+import { createProviderCallbackService } from './payment-provider/callbacks';
 import { createPlanService } from './plans/service';
 import { createPayoutService } from './payouts/service';
 import { createSubscriptionService } from './subscriptions/service';
@@ -89,6 +90,7 @@ export function createServices(deps: ServiceDeps) {
     payouts: createPayoutService(deps),
     subscriptions: createSubscriptionService(deps),
     testClocks: createTestClockService(deps),
+    providerCallbacks: createProviderCallbackService(deps),
   };
 }
 

@@ -125,6 +125,13 @@ const schema = z.object({
   // Signs the partner's status webhooks (HMAC-SHA256); long enough that it cannot be guessed.
   SHIPPING_PARTNER_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters (`openssl rand -hex 32`)').optional(),
   SHIPPING_PARTNER_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(120_000, 'must be at most 2m')).default(15_000),
+  // The payment module's provider (Xendit's API; `npm start` runs the built-in sandbox when none is configured).
+  PAYMENT_PROVIDER_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PAYMENT_PROVIDER_SECRET_KEY: z.string().min(1).optional(),
+  PAYMENT_PROVIDER_CALLBACK_TOKEN: z.string().min(32, 'must be at least 32 characters (the callback verification token)').optional(),
+  PAYMENT_PROVIDER_TEST_SECRET_KEY: z.string().min(1).optional(),
+  PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: z.string().min(32, 'must be at least 32 characters (the test-mode callback verification token)').optional(),
+  PAYMENT_PROVIDER_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(120_000, 'must be at most 2m')).default(20_000),
   /** The local partner's pace: confirmed, picked up, in transit, delivered, each after the one before. */
   SHIPPING_LOCAL_SCHEDULE: durationList
     .pipe(z.array(z.number()).length(4, 'must list four durations: confirmed, picked up, in transit, delivered (e.g. 30s,2m,5m,15m)'))
@@ -166,7 +173,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? ['SHIPPING_PARTNER_URL: required when a SHIPPING_PARTNER_*API_KEY is set (e.g. https://api.biteship.com)']
       : []),
   ];
-  if (aiProblems.length || shippingProblems.length) throw new ConfigError([...aiProblems, ...shippingProblems]);
+  const paymentProblems = [
+    ...(c.PAYMENT_PROVIDER_SECRET_KEY && !c.PAYMENT_PROVIDER_CALLBACK_TOKEN
+      ? ['PAYMENT_PROVIDER_CALLBACK_TOKEN: required with PAYMENT_PROVIDER_SECRET_KEY (live callbacks are verified with it)']
+      : []),
+    ...(c.PAYMENT_PROVIDER_TEST_SECRET_KEY && !c.PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN
+      ? ['PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: required with PAYMENT_PROVIDER_TEST_SECRET_KEY (test-mode callbacks are verified with it)']
+      : []),
+    ...(!c.PAYMENT_PROVIDER_BASE_URL && (c.PAYMENT_PROVIDER_SECRET_KEY || c.PAYMENT_PROVIDER_TEST_SECRET_KEY)
+      ? ['PAYMENT_PROVIDER_BASE_URL: required when a PAYMENT_PROVIDER_*SECRET_KEY is set (e.g. https://api.xendit.co)']
+      : []),
+    ...(c.PAYMENT_PROVIDER_BASE_URL && !c.PAYMENT_PROVIDER_SECRET_KEY && !c.PAYMENT_PROVIDER_TEST_SECRET_KEY
+      ? ['PAYMENT_PROVIDER_SECRET_KEY: PAYMENT_PROVIDER_BASE_URL is set but neither PAYMENT_PROVIDER_SECRET_KEY nor PAYMENT_PROVIDER_TEST_SECRET_KEY']
+      : []),
+    ...(c.PAYMENT_PROVIDER_CALLBACK_TOKEN && c.PAYMENT_PROVIDER_CALLBACK_TOKEN === c.PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN
+      ? ['PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: must differ from PAYMENT_PROVIDER_CALLBACK_TOKEN (the token tells a test callback from a live one)']
+      : []),
+  ];
+  if (aiProblems.length || shippingProblems.length || paymentProblems.length) throw new ConfigError([...aiProblems, ...shippingProblems, ...paymentProblems]);
   return {
     ...c,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),

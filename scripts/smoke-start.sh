@@ -9,7 +9,7 @@ data_dir="$(mktemp -d "${TMPDIR:-/tmp}/commerce-smoke-XXXXXX")"
 out="$data_dir.log"
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 export DATA_DIR="$data_dir" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)" \
-  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)"
+  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)" PAYMENT_SANDBOX_PORT="$(free_port)"
 fail() {
   echo "[smoke] FAILED: $*" >&2
   echo "[smoke] --- npm start output ---" >&2
@@ -39,6 +39,9 @@ status="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key"
 echo "[smoke] the demo test secret key works"
 
 grep -q "Mail inbox     http://localhost:$MAILPIT_UI_PORT" "$out" || fail "the banner does not show Mailpit's inbox"
+grep -q "Payments       http://127.0.0.1:$PAYMENT_SANDBOX_PORT" "$out" || fail "the banner does not show the payment sandbox"
+status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PAYMENT_SANDBOX_PORT/v2/invoices")"
+[[ "$status" == 401 ]] || fail "the payment sandbox answered $status (want 401 without a key)"
 status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MAILPIT_UI_PORT/api/v1/info")"
 [[ "$status" == 200 ]] || fail "Mailpit's inbox API answered $status"
 echo "[smoke] Mailpit's inbox answers"

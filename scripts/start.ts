@@ -9,6 +9,8 @@
  *     with its Web UI on $TEMPORAL_UI_PORT (8233);
  *   - e-mail: SMTP_URL, or Mailpit (a mail catcher with a web inbox) on 127.0.0.1:$MAILPIT_SMTP_PORT (1025),
  *     inbox on $MAILPIT_UI_PORT (8025), keeping its messages in $DATA_DIR/mailpit.db;
+ *   - the payment module's provider: PAYMENT_PROVIDER_BASE_URL, or the built-in sandbox provider (speaking
+ *     Xendit's API, with its hosted invoice page) on 127.0.0.1:$PAYMENT_SANDBOX_PORT (3100), in memory;
  *   - migrations, a demo workspace, then the API (api/main.ts) and a worker (worker/main.ts) as child
  *     processes, their output prefixed with [api] / [worker].
  *
@@ -17,6 +19,7 @@
  * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker, then Mailpit, then Temporal, then PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -35,6 +38,7 @@ import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspa
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
+import { startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
 import { ACCOUNT_ID } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
@@ -99,6 +103,7 @@ interface StartSettings {
   temporalUiPort: number;
   mailpitSmtpPort: number;
   mailpitUiPort: number;
+  paymentSandboxPort: number;
 }
 
 function readStartSettings(env: NodeJS.ProcessEnv): StartSettings {
@@ -116,6 +121,7 @@ function readStartSettings(env: NodeJS.ProcessEnv): StartSettings {
     temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
     mailpitSmtpPort: port('MAILPIT_SMTP_PORT', 1025),
     mailpitUiPort: port('MAILPIT_UI_PORT', 8025),
+    paymentSandboxPort: port('PAYMENT_SANDBOX_PORT', 3100),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;
@@ -346,6 +352,7 @@ function printBanner(lines: {
   temporalUi: string | null;
   temporalAddress: string;
   mail: MailSetup;
+  payments: string;
   databaseUrl: string;
   dataDir: string;
   demo: DemoWorkspace;
@@ -362,6 +369,7 @@ function printBanner(lines: {
     `  Temporal UI    ${lines.temporalUi ?? `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
     `  Temporal       ${lines.temporalAddress}`,
     `  Mail inbox     ${mailLine(lines.mail)}`,
+    `  Payments       ${lines.payments}`,
     `  PostgreSQL     ${redactPassword(lines.databaseUrl)}`,
     `  Data dir       ${lines.dataDir}`,
     '',
@@ -414,7 +422,9 @@ async function main(): Promise<number> {
   const embedPostgres = !config.DATABASE_URL;
   const embedTemporal = !process.env.TEMPORAL_ADDRESS; // loadConfig fills in a default, so ask the environment
   const embedMailpit = !config.SMTP_URL;
+  const embedPaymentSandbox = !config.PAYMENT_PROVIDER_BASE_URL;
   await assertPortsFree([
+    ...(embedPaymentSandbox ? [{ port: settings.paymentSandboxPort, variable: 'PAYMENT_SANDBOX_PORT', what: 'payment sandbox provider' }] : []),
     { port: config.PORT, variable: 'PORT', what: 'API' },
     ...(embedPostgres ? [{ port: settings.postgresPort, variable: 'EMBEDDED_POSTGRES_PORT', what: 'embedded PostgreSQL' }] : []),
     ...(embedTemporal
@@ -508,6 +518,29 @@ async function main(): Promise<number> {
         log('no Mailpit (set MAILPIT_PATH, or install Go and run `npm run provision`) and no SMTP_URL: e-mails will not go out');
       }
     }
+    // Payments: without a configured provider, the built-in sandbox plays it for both environments (keys made
+    // for this run; the sandbox keeps its invoices in memory), calling back the API's inbound route.
+    let payments = `${config.PAYMENT_PROVIDER_BASE_URL} (PAYMENT_PROVIDER_BASE_URL)`;
+    let paymentEnv: Record<string, string> = {};
+    if (embedPaymentSandbox) {
+      const accounts = ['live', 'test'].map((mode) => ({ secretKey: `xnd_sandbox_${mode}_${randomBytes(16).toString('hex')}`, callbackToken: randomBytes(32).toString('hex') }));
+      const sandbox: PaymentSandbox = await startPaymentSandbox({
+        accounts,
+        callbackUrl: `http://127.0.0.1:${config.PORT}/api/v1/payment/provider-webhooks`,
+        port: settings.paymentSandboxPort,
+        disbursementDelayMs: 10_000,
+      });
+      stops.unshift({ name: 'the payment sandbox', stop: () => sandbox.close() });
+      paymentEnv = {
+        PAYMENT_PROVIDER_BASE_URL: sandbox.baseUrl,
+        PAYMENT_PROVIDER_SECRET_KEY: accounts[0]!.secretKey,
+        PAYMENT_PROVIDER_CALLBACK_TOKEN: accounts[0]!.callbackToken,
+        PAYMENT_PROVIDER_TEST_SECRET_KEY: accounts[1]!.secretKey,
+        PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: accounts[1]!.callbackToken,
+      };
+      payments = `${sandbox.baseUrl}   (built-in sandbox provider: hosted invoice pages, test values in docs/decisions/payment-module.md)`;
+      log(`started the payment sandbox provider on ${sandbox.baseUrl}`);
+    }
     if (stopRequested) return 0;
 
     const temporalConnection = await Connection.connect({ address: temporalAddress });
@@ -549,6 +582,7 @@ async function main(): Promise<number> {
       PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
       FILE_STORAGE_DIR: fileStorageDir,
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
+      ...paymentEnv,
     };
     let workerPid = -1;
     const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
@@ -576,7 +610,7 @@ async function main(): Promise<number> {
     connection = undefined;
     await temporalConnection.close().catch(() => undefined);
 
-    printBanner({ apiBase, temporalUi, temporalAddress, mail, databaseUrl, dataDir, demo });
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, databaseUrl, dataDir, demo });
     await stopped;
     return 0;
   } finally {

@@ -18,6 +18,7 @@ import { licensesRouter } from './licenses/router';
 import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
+import { paymentProviderRouter } from './payment-provider/router';
 import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
@@ -64,4 +65,5 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   subscriptionsRouter,
   testClocksRouter,
   shippingRouter,
+  paymentProviderRouter,
 ];

@@ -21,6 +21,7 @@ import * as billing from './0019-billing';
 import * as subscriptions from './0020-subscriptions';
 import * as shipping from './0021-shipping';
 import * as reservations from './0022-reservations';
+import * as paymentProvider from './0023-payment-provider';
 
 export interface Migration {
   name: string;
@@ -52,4 +53,5 @@ export const migrations: Migration[] = [
   { name: '0020-subscriptions', ...subscriptions },
   { name: '0021-shipping', ...shipping },
   { name: '0022-reservations', ...reservations },
+  { name: '0023-payment-provider', ...paymentProvider },
 ];

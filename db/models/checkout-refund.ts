@@ -10,6 +10,9 @@ export class CheckoutRefund extends Model<InferAttributes<CheckoutRefund>, Infer
   declare amount: number;
   declare currency: string;
   declare reason: CreationOptional<string | null>;
+  /** Local refunds are bookkeeping, done when made; a provider's follows its callback. */
+  declare status: CreationOptional<'pending' | 'succeeded' | 'failed'>;
+  declare providerRefundId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
 
   static initModel(sequelize: Sequelize): void {
@@ -20,6 +23,8 @@ export class CheckoutRefund extends Model<InferAttributes<CheckoutRefund>, Infer
         amount: bigintMoney<CheckoutRefund>('amount'),
         currency: { type: DataTypes.TEXT, allowNull: false },
         reason: DataTypes.TEXT,
+        status: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'succeeded' },
+        providerRefundId: DataTypes.TEXT,
         createdAt: DataTypes.DATE,
       },
       { sequelize, tableName: 'checkout_refunds', updatedAt: false },

@@ -62,6 +62,10 @@ export class CheckoutSession extends Model<InferAttributes<CheckoutSession>, Inf
   declare completedAt: CreationOptional<Date | null>;
   declare expiredAt: CreationOptional<Date | null>;
   declare fulfilledAt: CreationOptional<Date | null>;
+  /** Who takes the money: this service's hosted page (`local`) or the payment provider, fixed at creation. */
+  declare backend: CreationOptional<'local' | 'provider'>;
+  declare providerInvoiceId: CreationOptional<string | null>;
+  declare providerInvoiceUrl: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -99,6 +103,9 @@ export class CheckoutSession extends Model<InferAttributes<CheckoutSession>, Inf
         completedAt: DataTypes.DATE,
         expiredAt: DataTypes.DATE,
         fulfilledAt: DataTypes.DATE,
+        backend: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'local' },
+        providerInvoiceId: DataTypes.TEXT,
+        providerInvoiceUrl: DataTypes.TEXT,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

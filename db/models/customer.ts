@@ -10,6 +10,8 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
   declare name: string;
   declare metadata: CreationOptional<Record<string, string>>;
   declare testClockId: CreationOptional<string | null>;
+  /** The provider's customer (provider mode, `cus_` ids). */
+  declare providerCustomerId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -21,6 +23,7 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
         name: { type: DataTypes.TEXT, allowNull: false },
         metadata: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
         testClockId: DataTypes.TEXT,
+        providerCustomerId: DataTypes.TEXT,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -26,6 +26,8 @@ export class Payout extends Model<InferAttributes<Payout>, InferCreationAttribut
   declare paidAt: CreationOptional<Date | null>;
   declare failedAt: CreationOptional<Date | null>;
   declare cancelledAt: CreationOptional<Date | null>;
+  /** The provider's disbursement, once submitted (provider backend). */
+  declare providerDisbursementId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -34,6 +36,7 @@ export class Payout extends Model<InferAttributes<Payout>, InferCreationAttribut
       {
         ...tenantColumns,
         backend: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'manual' },
+        providerDisbursementId: DataTypes.TEXT,
         status: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'pending' },
         amount: bigintMoney<Payout>('amount'),
         currency: { type: DataTypes.TEXT, allowNull: false },

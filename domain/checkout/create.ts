@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
+import { Account, CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 import { workflowIds } from '../../workflows/messages';
@@ -54,8 +54,11 @@ export const checkoutStockOwner = (sessionId: string): ReservationOwner => ({
  */
 export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, input: NewCheckoutSession, now = new Date()): Promise<CreatedCheckoutSession> {
   const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
+  // The backend is fixed now: a session finishes where it started, whatever the module switch does later.
+  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled'], transaction: tx });
   const session = await CheckoutSession.create(
     {
+      backend: account?.paymentEnabled ? 'provider' : 'local',
       id: newId('cs'),
       ...tenantWhere(tenant),
       source: input.source,

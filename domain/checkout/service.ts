@@ -6,7 +6,7 @@ import { invalidState, notFound, validationError } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { startRecordedNow } from '../workflow-starts';
-import { paymentBackendFor } from './backends';
+import { paymentBackendFor, paymentBackendOfSession } from './backends';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from './create';
 import { toCheckoutSessionDto, type CheckoutSessionDto } from './dto';
 import type { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';
@@ -172,7 +172,7 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
           { field: 'paymentMethod', message: `one of ${found.paymentMethods.join(', ')}` },
         ]);
       }
-      const backend = backendOf(account);
+      const backend = paymentBackendOfSession(config, found);
       const { session, submission } = await payCheckoutSession(deps, backend, id, method);
       return { status: submission.status, redirectUrl: submission.redirectUrl, checkoutSession: toPublicCheckoutSessionDto(session, account, backend) };
     },

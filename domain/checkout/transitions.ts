@@ -1,4 +1,4 @@
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { CheckoutSession, type PaymentMethod } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
@@ -69,14 +69,22 @@ export async function completeCheckoutSession(
     const session = await CheckoutSession.findOne({ where: { id: sessionId, ...tenantWhere(tenant) }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!session) throw notFound('Checkout session');
     if (session.status !== from) throw stateConflict(session, `only a ${from} session can be completed`);
-    await session.update({ status: 'completed', completedAt: now }, { transaction: tx });
-    if (session.source === 'invoice') await settleInvoiceOfSession(tx, tenant, session.id, now);
-    const workflowId = await recordStart(tx, tenant, {
-      workflowType: 'checkoutCompleted',
-      input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: session.expiresAt.toISOString() },
-    });
-    return { session, workflowId };
+    return { session, workflowId: await completeLockedSession(tx, tenant, session, now) };
   });
   await startRecordedNow(deps, workflowId);
   return session;
+}
+
+/**
+ * The completion itself, on a session the caller locked in `tx` and found completable: the merchant's confirm
+ * above and the provider's payment callback take this one path, so fulfilment is signalled the same way, once.
+ * Answers the recorded start to make after commit.
+ */
+export async function completeLockedSession(tx: Transaction, tenant: Tenant, session: CheckoutSession, now: Date, paid: Partial<Pick<CheckoutSession, 'paymentMethod' | 'paidAt'>> = {}): Promise<string> {
+  await session.update({ status: 'completed', completedAt: now, ...paid }, { transaction: tx });
+  if (session.source === 'invoice') await settleInvoiceOfSession(tx, tenant, session.id, now);
+  return recordStart(tx, tenant, {
+    workflowType: 'checkoutCompleted',
+    input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: session.expiresAt.toISOString() },
+  });
 }

@@ -1,4 +1,4 @@
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { appendLedgerEntry } from '../../db/ledger';
 import { Payout, type PayoutStatus } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
@@ -67,20 +67,30 @@ export async function movePayout(deps: TransitionDeps, tenant: Tenant, payoutId:
         status: payout.status,
       });
     }
-    await payout.update(changesOf(move, now), { transaction: tx });
-    if (move.to === 'failed' || move.to === 'cancelled') {
-      await appendLedgerEntry(tx, tenant, {
-        id: newId('txn'),
-        type: 'payout_return',
-        sourceId: payout.id,
-        currency: payout.currency,
-        pendingDelta: 0,
-        availableDelta: payout.amount,
-      });
-    }
-    const workflowId = await recordStart(tx, tenant, { workflowType: 'payoutMoved', input: { ...tenantWhere(tenant), payoutId: payout.id, status: move.to } });
-    return { payout, workflowId };
+    return { payout, workflowId: await applyPayoutMove(tx, tenant, payout, move, now) };
   });
   await startRecordedNow(deps, workflowId);
   return payout;
+}
+
+/** Whether `move` may follow the payout's status (the table above), whoever makes it. */
+export const canMovePayout = (payout: Pick<Payout, 'status'>, move: PayoutMove) => payout.status === RULES[move.to].from;
+
+/**
+ * A move on a payout the caller locked in `tx` and checked (`canMovePayout`): the mark routes above and the
+ * provider's disbursement callbacks take this one path. Answers the recorded signal to send after commit.
+ */
+export async function applyPayoutMove(tx: Transaction, tenant: Tenant, payout: Payout, move: PayoutMove, now: Date): Promise<string> {
+  await payout.update(changesOf(move, now), { transaction: tx });
+  if (move.to === 'failed' || move.to === 'cancelled') {
+    await appendLedgerEntry(tx, tenant, {
+      id: newId('txn'),
+      type: 'payout_return',
+      sourceId: payout.id,
+      currency: payout.currency,
+      pendingDelta: 0,
+      availableDelta: payout.amount,
+    });
+  }
+  return recordStart(tx, tenant, { workflowType: 'payoutMoved', input: { ...tenantWhere(tenant), payoutId: payout.id, status: move.to } });
 }

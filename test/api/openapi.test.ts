@@ -129,6 +129,7 @@ describe('OpenAPI', () => {
         '/v1/shipping/labels/{token}',
         '/v1/shipping/track/{waybillId}',
         '/v1/shipping/partner-webhooks',
+        '/v1/payment/provider-webhooks',
       ].sort(),
     );
     expect(Object.keys(res.body.paths['/v1/account/api-keys']!).sort()).toEqual(['get', 'post']);
