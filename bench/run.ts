@@ -59,6 +59,7 @@ async function runSide(label: string, side: Side, ctx: BenchContext): Promise<Me
       ...(await server.roundTrips()),
     }));
     server.assertAlive();
+    await side.afterRun?.();
     return result;
   } finally {
     await server.stop();

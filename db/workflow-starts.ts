@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
-import { connectionOf } from './outbox';
+import { plainQueryIn } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
@@ -22,12 +22,18 @@ export interface PendingWorkflowStart extends WorkflowStartIntent {
   attempts: number;
 }
 
+/** The statements of the API's own path (record, then claim and settle by id), exported so the bench's ceiling sends them too. */
+export const WORKFLOW_START_INSERT_SQL = `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`;
+export const CLAIM_WORKFLOW_STARTS_BY_ID_SQL = `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
+   FROM workflow_starts
+  WHERE started_at IS NULL AND workflow_id = ANY($1)
+  ORDER BY next_attempt_at, id
+    FOR UPDATE SKIP LOCKED`;
+export const MARK_WORKFLOW_STARTS_STARTED_SQL = `UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1)`;
+
 /** Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. */
 export async function recordWorkflowStart(tx: Transaction, tenant: Tenant, intent: WorkflowStartIntent): Promise<void> {
-  await connectionOf(tx).query(
-    `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`,
-    { bind: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)], type: QueryTypes.INSERT, transaction: tx },
-  );
+  await plainQueryIn(tx, WORKFLOW_START_INSERT_SQL, [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)]);
 }
 
 /**
@@ -40,13 +46,14 @@ export async function claimWorkflowStarts(
   tx: Transaction,
   selection: { limit: number } | { workflowIds: string[] },
 ): Promise<PendingWorkflowStart[]> {
-  const where = 'limit' in selection ? 'next_attempt_at <= now()' : 'workflow_id IN (:workflowIds)';
+  // The API's claim follows every durable write: one prepared statement whatever the ids.
+  if (!('limit' in selection)) return plainQueryIn<PendingWorkflowStart>(tx, CLAIM_WORKFLOW_STARTS_BY_ID_SQL, [selection.workflowIds]);
   return sequelize.query<PendingWorkflowStart>(
     `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
        FROM workflow_starts
-      WHERE started_at IS NULL AND ${where}
+      WHERE started_at IS NULL AND next_attempt_at <= now()
       ORDER BY next_attempt_at, id
-      ${'limit' in selection ? 'LIMIT :limit' : ''}
+      LIMIT :limit
         FOR UPDATE SKIP LOCKED`,
     { type: QueryTypes.SELECT, replacements: selection, transaction: tx },
   );
@@ -62,12 +69,7 @@ export async function settleWorkflowStarts(
   started: string[],
   failed: { id: string; error: string }[],
 ): Promise<void> {
-  if (started.length > 0) {
-    await sequelize.query(`UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id IN (:started)`, {
-      replacements: { started },
-      transaction: tx,
-    });
-  }
+  if (started.length > 0) await plainQueryIn(tx, MARK_WORKFLOW_STARTS_STARTED_SQL, [started]);
   for (const { id, error } of failed) {
     await sequelize.query(
       `UPDATE workflow_starts

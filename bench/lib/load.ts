@@ -8,6 +8,8 @@ export interface LoadRequest {
   body?: string;
   /** A body per request (n counts from 0), for creates that must not all collide on one unique value. */
   bodyFor?: (n: number) => string;
+  /** Headers added per request (same n as bodyFor), e.g. a client address per request behind a proxy. */
+  headersFor?: (n: number) => IncomingHttpHeaders;
 }
 
 export interface Measurement {
@@ -32,17 +34,25 @@ export interface ServerCounters {
 
 export class LoadError extends Error {}
 
-/** Counts `bodyFor` bodies across every run of this process, so warm-up, ceiling and full stack never repeat one. */
+/** Counts per-request bodies and headers across every run of this process, so warm-up, ceiling and full stack never repeat one. */
 let sent = 0;
 
+function perRequest({ bodyFor, headersFor }: LoadRequest): ((req: autocannon.Request) => autocannon.Request) | undefined {
+  if (!bodyFor && !headersFor) return undefined;
+  return (req) => {
+    sent += 1;
+    return { ...req, ...(bodyFor ? { body: bodyFor(sent) } : {}), ...(headersFor ? { headers: { ...req.headers, ...headersFor(sent) } } : {}) };
+  };
+}
+
 async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
-  const { bodyFor } = request;
+  const setupRequest = perRequest(request);
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
     headers: request.headers,
     body: request.body,
-    ...(bodyFor ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: bodyFor((sent += 1)) }) }] } : {}),
+    ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
     connections,
     duration,
   });
