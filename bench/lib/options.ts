@@ -10,6 +10,8 @@ export interface BenchOptions {
   poolSize: number;
   /** Run only the scenarios whose name contains this text. */
   only: string | undefined;
+  /** Sessions of the checkout completion throughput run (the 1,000; fewer for a quick look). */
+  completions: number;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -27,5 +29,6 @@ export function readOptions(): BenchOptions {
     connections: positiveInt('BENCH_CONNECTIONS', 32),
     poolSize: positiveInt('BENCH_POOL_SIZE', 10),
     only: process.env.BENCH_ONLY || undefined,
+    completions: positiveInt('BENCH_COMPLETIONS', 1_000),
   };
 }
