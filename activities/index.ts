@@ -11,6 +11,9 @@ import { createCheckoutActivities } from './checkout';
 import { createEmailActivities } from './email';
 import { createFileActivities } from './files';
 import { createMaintenanceActivities } from './maintenance';
+import { createManualOrderActivities } from './manual-orders';
+import { createPayoutActivities } from './payouts';
+import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
 
 /** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
@@ -56,5 +59,8 @@ export function createActivities(deps: ActivityDeps) {
     createWebhookActivities(deps),
     createEmailActivities(deps),
     createCheckoutActivities(deps),
+    createManualOrderActivities(deps),
+    createPayoutActivities(deps),
+    createShippingActivities(deps),
   );
 }

@@ -20,6 +20,7 @@ import { requestLogger } from './middleware/request-logger';
 import { docsContentSecurityPolicy, securityHeaders } from './middleware/security-headers';
 import { buildDocument, createRegistry } from './openapi';
 import { checkoutPages } from './pages/checkout/router';
+import { orderPages } from './pages/order/router';
 import { ROUTES, type RouteDeps } from './routes/registry';
 import { temporalIsReachable } from './temporal-client';
 
@@ -105,6 +106,8 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   app.use('/api', api);
   // Buyer-facing HTML, outside the JSON API: the hosted checkout page (a session's hostedUrl in local mode).
   app.use('/checkout', checkoutPages({ hostedCheckout: services.hostedCheckout, rateLimits: deps.rateLimits, publicBaseUrl: config.PUBLIC_BASE_URL }));
+  // The buyer's order page (document 1's `/order/:deliveryId`), the HTML twin of the public storefront's order route.
+  app.use('/order', orderPages({ orderPage: services.orderPage, rateLimits: deps.rateLimits }));
   app.use(routeNotFound);
   app.use(errorHandler);
 

@@ -31,10 +31,13 @@ export type Access = 'public' | 'storefront' | 'publishable' | 'secret';
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** A stored file to stream as a download: `size` bytes of `body`, saved by the browser as `fileName`. */
+/**
+ * A file to stream as a download: `body`, saved by the browser as `fileName`; `size` bytes when known, else sent
+ * chunked as it is produced (an export written while it is read).
+ */
 export interface FileResult {
   body: Readable;
-  size: number;
+  size?: number;
   fileName: string;
   /** As recorded with the file; null (or unusable) falls back to the type of the name's extension. */
   mimeType: string | null;
@@ -47,7 +50,7 @@ export interface FileResult {
 export type HandlerResult<R extends Schema> =
   | { data: R extends z.ZodType ? z.input<R> : unknown; nextCursor?: string | null }
   | { noContent: true }
-  | { raw: string }
+  | { raw: string; headers?: Record<string, string> }
   | { file: FileResult };
 
 export interface EndpointInput<B extends Schema, Q extends Schema, P extends Schema, A extends Access> {
@@ -89,6 +92,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * `If-None-Match` is answered 304 (the envelope's request id and timestamp differ on every response).
    */
   cacheSeconds?: number;
+  /**
+   * A keyless answer no cache may keep (it carries a buyer's credentials, or depends on a secret it was asked
+   * with): `Cache-Control: no-store` on every answer, refusals included. Keyed routes always have it.
+   */
+  noStore?: boolean;
   /** The route's own rate limit: in place of the per-workspace one on authenticated routes, after the per-IP one on public routes (a public write's per merchant, the licence routes' per key). */
   rateLimit?: RequestHandler;
   /**
@@ -197,7 +205,7 @@ function mediaTypeOf(recorded: string | null): string | null {
  * Streams a file as an attachment: browsers save it, never render it (RFC 6266 `Content-Disposition`, with an
  * RFC 8187 `filename*` for names beyond ASCII), and no cache keeps a copy of what each fetch of a counted link
  * serves. HEAD answers the headers alone. A stream that fails midway cuts the connection, so the client sees
- * fewer bytes than `Content-Length` rather than a complete-looking file.
+ * fewer bytes than `Content-Length` (or a chunked body without its last chunk) rather than a complete-looking file.
  */
 async function sendFile(req: Request, res: Response, file: FileResult): Promise<void> {
   // Express keeps only the part after the last `/`; a name that has one is saved whole, with `_` in its place.
@@ -205,7 +213,7 @@ async function sendFile(req: Request, res: Response, file: FileResult): Promise<
   const type = mediaTypeOf(file.mimeType);
   // As recorded: res.type() would add a charset the file may not be in.
   if (type) res.setHeader('Content-Type', type);
-  res.set('Content-Length', String(file.size));
+  if (file.size !== undefined) res.set('Content-Length', String(file.size));
   res.set('Cache-Control', 'no-store');
   if (req.method === 'HEAD') {
     file.body.destroy();
@@ -249,6 +257,7 @@ export class ApiRouter {
               endpoint.rateLimit ?? deps.rateLimits.perWorkspace,
               ...(endpoint.module ? [requireModule(endpoint.module)] : []),
             ];
+    if (endpoint.noStore && (endpoint.access === 'public' || endpoint.access === 'storefront')) chain.unshift(noStore);
     // The body is read only now: a caller without a valid key (or over its limit) cannot hold a socket by sending one slowly.
     if (endpoint.body || endpoint.multipart) chain.push(requireBodyType(endpoint.multipart !== undefined), deps.parseJson);
     if (endpoint.multipart) chain.push(allowUploadTime);
@@ -282,6 +291,7 @@ export class ApiRouter {
       if ('raw' in result) {
         if (!endpoint.produces) throw new Error(`${endpoint.method} ${endpoint.path} answered a raw body without declaring produces`);
         if (endpoint.cacheSeconds !== undefined) setCacheHeaders(res, endpoint.cacheSeconds, result.raw);
+        if (result.headers) res.set(result.headers);
         res.status(endpoint.status ?? 200).type(endpoint.produces).send(result.raw);
         return;
       }

@@ -31,6 +31,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   ACTIVATION_LIMIT_REACHED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  // The fulfilment partner did not answer (down, timed out, 5xx): nothing was changed; retry later.
+  PARTNER_UNAVAILABLE: 502,
 };
 
 export function httpStatusOf(err: AppError): number {

@@ -6,7 +6,7 @@
  * server fails or any request is not answered 2xx.
  *
  * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY,
- * BENCH_PROFILE_DIR (write CPU profiles of the servers).
+ * BENCH_ROUNDS (pairs per HTTP scenario, 1; the median pair is reported), BENCH_PROFILE_DIR (write CPU profiles of the servers).
  */
 import { constants, cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -88,10 +88,16 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { infra, options };
   const results: ScenarioResult[] = [];
   for (const scenario of selected) {
-    const ceiling = await runSide(`${scenario.name} / ceiling`, scenario.ceiling(ctx), ctx);
-    const fullStack = await runSide(`${scenario.name} / full stack`, scenario.fullStack(ctx), ctx);
-    const ratio = fullStack.requestsPerSecond / ceiling.requestsPerSecond;
-    results.push({ name: scenario.name, target: scenario.target, ceiling, fullStack, ratio, pass: ratio >= scenario.target });
+    const pairs: Array<{ ceiling: Measurement; fullStack: Measurement; ratio: number }> = [];
+    for (let round = 1; round <= options.rounds; round += 1) {
+      const suffix = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
+      const ceiling = await runSide(`${scenario.name} / ceiling${suffix}`, scenario.ceiling(ctx), ctx);
+      const fullStack = await runSide(`${scenario.name} / full stack${suffix}`, scenario.fullStack(ctx), ctx);
+      pairs.push({ ceiling, fullStack, ratio: fullStack.requestsPerSecond / ceiling.requestsPerSecond });
+      if (options.rounds > 1) log(`${scenario.name}: round ${round} full/ceiling ${(pairs.at(-1)!.ratio * 100).toFixed(1)}% (load average ${loadavg()[0]?.toFixed(2)})`);
+    }
+    const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!;
+    results.push({ name: scenario.name, target: scenario.target, ...median, rounds: pairs, pass: median.ratio >= scenario.target });
   }
 
   const workflowCeiling: WorkflowCeiling | undefined = fanoutSelected || completionSelected ? await measureWorkflowCeiling(infra, log) : undefined;

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { ServerSpec } from './lib/child-server';
 import { FILES_PER_PRODUCT, STOREFRONT_PRODUCT_SLUG, STOREFRONT_PUBLIC_CODES, STOREFRONT_PUBLISHED } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
+import { ACTIVATE_MAX_ACTIVATIONS, ACTIVATE_SEEDED_INSTANCE, VALIDATE_SEEDED_ACTIVATIONS, type BenchLicences, type LicencePools } from './lib/licences';
 import type { LoadRequest } from './lib/load';
 import type { BenchOptions } from './lib/options';
 
@@ -36,6 +37,12 @@ export interface BenchContext {
 /** Product pageUrls carry it: the same on both sides, so both answer the same bytes. */
 const PUBLIC_BASE_URL = 'http://localhost:3000';
 
+/**
+ * The per-IP budget of public routes on both sides: high enough that loopback (one address) is never refused, so
+ * the count is taken far from the limit (batched, bench/servers/ceiling-licenses.ts does the same).
+ */
+const PUBLIC_RATE_LIMIT_PER_MINUTE = '100000000';
+
 /** The real API process (`api/main.ts`), silent, with a limiter that counts every request but never rejects. */
 export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
   return {
@@ -50,7 +57,7 @@ export function fullStackServer({ infra, options }: BenchContext): ServerSpec {
       TEMPORAL_NAMESPACE: 'default',
       ENCRYPTION_KEY: infra.encryptionKey,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE,
       PUBLIC_BASE_URL,
     },
   };
@@ -94,6 +101,13 @@ function expectCreated(status: number, body: unknown) {
   }
 }
 
+function expectPayout(status: number, body: unknown) {
+  const data = (body as { data?: { id?: unknown; status?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.id !== 'string' || !data.id.startsWith('pout_') || data.status !== 'pending') {
+    throw new Error(`expected 201 with a pending payout, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
 function expectProductListPage(status: number, body: unknown) {
   expectPage(50)(status, body);
   const files = (body as { data: Array<{ files: unknown[] }> }).data.map((p) => p.files.length);
@@ -103,18 +117,23 @@ function expectProductListPage(status: number, body: unknown) {
 type Json = Record<string, unknown>;
 
 /**
- * Checks a public storefront answer with `check`, then that both sides of the scenario answer the very same `data`
- * (the ceiling is verified first; the envelope's request id and timestamp differ anyway).
+ * Checks a public answer with `check`, then that both sides of a pair answer the very same `data` (as `comparable`
+ * sees it): a pair's ceiling is verified first, then its full stack. The envelope's request id and timestamp differ anyway.
  */
-function sameData(check: (data: Json) => string | undefined) {
-  let first: string | undefined;
+function sameData(check: (data: Json) => string | undefined, comparable: (data: Json) => Json = (data) => data) {
+  let ceiling: string | undefined;
   return (status: number, body: unknown) => {
     const data = (body as { data?: Json } | null)?.data;
     const problem = status !== 200 || !data ? 'not a 200 with data' : check(data);
     if (problem) throw new Error(`${problem}; got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
-    const json = JSON.stringify(data);
-    if (first !== undefined && json !== first) throw new Error(`the two sides answer different data:\n${first.slice(0, 400)}\n${json.slice(0, 400)}`);
-    first = json;
+    const json = JSON.stringify(comparable(data!));
+    if (ceiling === undefined) {
+      ceiling = json;
+      return;
+    }
+    const expected = ceiling;
+    ceiling = undefined;
+    if (json !== expected) throw new Error(`the two sides answer different data:\n${expected.slice(0, 400)}\n${json.slice(0, 400)}`);
   };
 }
 
@@ -169,6 +188,123 @@ function pair(
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/**
+ * Payout create under contention: every request of the 32 connections debits the same balance row of one workspace
+ * (bench/lib/payouts.ts), and starts the payout's workflow. The ceiling also needs the key that sealed the bank
+ * account and the Temporal server it starts workflows on.
+ */
+const payoutCreate: Scenario = {
+  name: 'payout create',
+  target: 0.5,
+  ceiling: (ctx) => {
+    const spec = ceilingServer('bench/servers/ceiling-payouts-create.ts', ctx);
+    return {
+      server: { ...spec, env: { ...spec.env, ENCRYPTION_KEY: ctx.infra.encryptionKey, TEMPORAL_ADDRESS: ctx.infra.temporalAddress } },
+      request: payoutRequest(ctx),
+      verify: expectPayout,
+    };
+  },
+  fullStack: (ctx) => ({ server: fullStackServer(ctx), request: payoutRequest(ctx), verify: expectPayout }),
+};
+
+function payoutRequest(ctx: BenchContext): LoadRequest {
+  return {
+    method: 'POST',
+    path: '/api/v1/payouts',
+    headers: { ...bearer(ctx.infra.payouts.secretKey), 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 1, currency: 'USD' }),
+  };
+}
+
+const LICENSES = '/api/v1/storefront/licenses';
+
+/** One side's licences: its pool's keys, all of one product. */
+interface LicencePool {
+  keys: string[];
+  productId: string;
+}
+
+type LicenceRequest = (pool: LicencePool, index: number) => { path: string; body?: string };
+
+/**
+ * How far each pool has been walked and how often its probe key was activated, across rounds (BENCH_ROUNDS): a
+ * later round carries on where the last stopped.
+ */
+const walked = new WeakMap<string[], { next: number; probes: number }>();
+
+/**
+ * A licence scenario: each side walks its own pool of keys (bench/lib/licences.ts), so both sides do the same
+ * sequence of work on the same seeded state. `request(pool, i)` is the i-th request of the walk (on key 1 + i mod
+ * (size - 1)); `probe(pool, n)` the n-th request verified before a side's load, on key 0, which the walk leaves alone
+ * so both sides of a pair answer their probe alike.
+ */
+function licencePair(name: string, pools: (licences: BenchLicences) => LicencePools, request: LicenceRequest, probe: LicenceRequest, verify: Side['verify']): Scenario {
+  const side = (pool: LicencePool, server: ServerSpec): Side => {
+    const cursor = walked.get(pool.keys) ?? { next: 0, probes: 0 };
+    walked.set(pool.keys, cursor);
+    const { path, body } = probe(pool, cursor.probes++);
+    return {
+      server,
+      request: {
+        method: body === undefined ? 'GET' : 'POST',
+        path,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body }),
+        vary: () => request(pool, cursor.next++),
+      },
+      verify,
+    };
+  };
+  const poolOf = (ctx: BenchContext, which: keyof LicencePools): LicencePool => ({
+    keys: pools(ctx.infra.licences)[which],
+    productId: ctx.infra.licences.productId,
+  });
+  return {
+    name,
+    target: 0.6,
+    ceiling: (ctx) => {
+      const spec = ceilingServer('bench/servers/ceiling-licenses.ts', ctx);
+      return side(poolOf(ctx, 'ceiling'), { ...spec, env: { ...spec.env, PUBLIC_RATE_LIMIT_PER_MINUTE } });
+    },
+    fullStack: (ctx) => side(poolOf(ctx, 'fullStack'), fullStackServer(ctx)),
+  };
+}
+
+/** The key slot of walk request i: keys 1 to size - 1 in turn. */
+const slotOf = ({ keys }: LicencePool, i: number) => 1 + (i % (keys.length - 1));
+
+const validatePath = (pool: LicencePool, key: string) => `${LICENSES}/validate?key=${encodeURIComponent(key)}&productId=${encodeURIComponent(pool.productId)}`;
+const validateRequest: LicenceRequest = (pool, i) => ({ path: validatePath(pool, pool.keys[slotOf(pool, i)]!) });
+const validateProbe: LicenceRequest = (pool) => ({ path: validatePath(pool, pool.keys[0]!) });
+
+const activatePath = (key: string) => `${LICENSES}/${encodeURIComponent(key)}/activate`;
+/**
+ * Walk request i: a new instance, except every fourth request, which names the licence's seeded instance (software
+ * reinstalled on the same machine: `alreadyActive`, no slot burnt), so both sides serve one repeat in four from the start.
+ */
+const activateRequest: LicenceRequest = (pool, i) => ({
+  path: activatePath(pool.keys[slotOf(pool, i)]!),
+  body: JSON.stringify({ instanceId: i % 4 === 3 ? ACTIVATE_SEEDED_INSTANCE : `host-${i}` }),
+});
+/** Probe n activates instance n of key 0: on both sides of pair n, the licence's activation n + 2. */
+const activateProbe: LicenceRequest = (pool, n) => ({ path: activatePath(pool.keys[0]!), body: JSON.stringify({ instanceId: `probe-${n}` }) });
+
+/** Each side answers for a key of its own pool: `data` is compared without it. */
+const withoutKey = (data: Json): Json => ({ ...data, key: undefined });
+
+const expectValid = sameData(
+  (data) =>
+    data.valid === true && data.activations === VALIDATE_SEEDED_ACTIVATIONS && typeof data.expiresAt === 'string'
+      ? undefined
+      : `expected a valid licence with ${VALIDATE_SEEDED_ACTIVATIONS} activations and an expiry`,
+  withoutKey,
+);
+
+const expectActivated = sameData(
+  (data) =>
+    data.activated === true && data.alreadyActive === false && data.maxActivations === ACTIVATE_MAX_ACTIVATIONS ? undefined : 'expected a new activation',
+  withoutKey,
+);
+
 /** Neither side has a worker on it: the started sessions' workflows wait, as they would for a buyer who never pays. */
 const CHECKOUT_CREATE_QUEUE = 'bench-checkout-create';
 
@@ -180,11 +316,6 @@ function expectCheckoutCreated(status: number, body: unknown) {
   }
 }
 
-/**
- * A buyer address per request, as the proxy in front of the API reports it (X-Forwarded-For, TRUST_PROXY=1): each
- * create is a different buyer, as in a real launch, so document 1's 10 creates a minute per IP and merchant is
- * counted (one shared-counter write per request, on both sides) and never reached.
- */
 /** Recorded workflow starts nobody has started yet. */
 async function countPendingStarts(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -197,7 +328,12 @@ async function countPendingStarts(databaseUrl: string): Promise<number> {
   }
 }
 
-const buyerAddress = (n: number) => ({ 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
+/**
+ * A buyer address per request, as the proxy in front of the API reports it (X-Forwarded-For, TRUST_PROXY=1): each
+ * create is a different buyer, as in a real launch, so document 1's 10 creates a minute per IP and merchant is
+ * counted (one shared-counter write per request, on both sides) and never reached.
+ */
+const buyerAddress = (n: number) => ({ headers: { 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } });
 
 export const scenarios: Scenario[] = [
   pair(
@@ -238,7 +374,7 @@ export const scenarios: Scenario[] = [
       path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}/checkout`,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'buyer@example.com' }),
-      headersFor: buyerAddress,
+      vary: buyerAddress,
     }),
     () => expectCheckoutCreated,
     {
@@ -265,8 +401,12 @@ export const scenarios: Scenario[] = [
       path: '/api/v1/storefront/products',
       headers: { ...bearer(ctx.infra.catalogue.create.secretKey), 'content-type': 'application/json' },
       body: PRODUCT_BODY,
-      bodyFor: productBody,
+      vary: (n) => ({ body: productBody(n) }),
     }),
     () => expectCreated,
   ),
+  payoutCreate,
+  // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
+  licencePair('licence validate', (licences) => licences.validate, validateRequest, validateProbe, expectValid),
+  licencePair('licence activate', (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
 ];

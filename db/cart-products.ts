@@ -15,6 +15,17 @@ export interface CartProduct {
   price: number;
   currency: Currency;
   tags: string[];
+  /** Set by its first variant and never cleared (the default variant cannot be archived). */
+  hasVariants: boolean;
+}
+
+/** What pricing a cart needs of a variant: its name and its price delta in whole units of the product's currency. */
+export interface CartVariant {
+  id: string;
+  productId: string;
+  name: string;
+  priceDelta: number;
+  isDefault: boolean;
 }
 
 /** A CartProduct as the database returns it (price is numeric: a string). */
@@ -22,7 +33,7 @@ export type CartProductRow = Omit<CartProduct, 'price'> & { price: string };
 
 const toCartProduct = (row: CartProductRow): CartProduct => ({ ...row, price: Number(row.price) });
 
-const CART_PRODUCT_COLUMNS = `id, name, type, license_enabled AS "licenseEnabled", price, currency, tags`;
+const CART_PRODUCT_COLUMNS = `id, name, type, license_enabled AS "licenseEnabled", price, currency, tags, has_variants AS "hasVariants"`;
 
 /**
  * The product a buyer can buy under slug `$1` in the store of `$2`/`$3`, with what pricing needs: buy-now's one
@@ -48,4 +59,31 @@ export async function readCartProducts(sequelize: Sequelize, tenant: Tenant, ids
 export async function readCartProductBySlug(tx: Transaction, tenant: Tenant, slug: string): Promise<CartProduct | undefined> {
   const [row] = await plainQueryIn<CartProductRow>(tx, CART_PRODUCT_BY_SLUG_SQL, [slug, tenant.accountId, tenant.environment]);
   return row && toCartProduct(row);
+}
+
+/** The active (non-archived) variants of `productIds` in the tenant, by product id. A product without any is absent. */
+export async function readCartVariants(sequelize: Sequelize, tenant: Tenant, productIds: string[], transaction?: Transaction): Promise<Map<string, CartVariant[]>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await sequelize.query<Omit<CartVariant, 'priceDelta'> & { priceDelta: string }>(
+    `SELECT id, product_id AS "productId", name, price_delta AS "priceDelta", is_default AS "isDefault" FROM variants
+      WHERE product_id IN (:productIds) AND account_id = :accountId AND environment = :environment AND NOT archived
+      ORDER BY id`,
+    { type: QueryTypes.SELECT, replacements: { productIds, accountId: tenant.accountId, environment: tenant.environment }, transaction },
+  );
+  const byProduct = new Map<string, CartVariant[]>();
+  for (const row of rows) {
+    const variant = { ...row, priceDelta: Number(row.priceDelta) };
+    byProduct.set(row.productId, [...(byProduct.get(row.productId) ?? []), variant]);
+  }
+  return byProduct;
+}
+
+/** The id of the product a buyer can buy under this slug in this store; undefined when there is none. */
+export async function findBuyableProductId(sequelize: Sequelize, tenant: Tenant, slug: string, transaction?: Transaction): Promise<string | undefined> {
+  const [row] = await sequelize.query<{ id: string }>(`SELECT id FROM products WHERE slug = :slug AND ${BUYABLE}`, {
+    type: QueryTypes.SELECT,
+    replacements: { slug, accountId: tenant.accountId, environment: tenant.environment },
+    transaction,
+  });
+  return row?.id;
 }

@@ -89,6 +89,20 @@ export function publicVariantsStatement(tenant: Tenant, productId: string): Stat
   };
 }
 
+/**
+ * The per-tenant lock on which warehouse is the default: exclusive for every write that can move it, shared for a
+ * reservation, which reads the default and then share-locks warehouses in its own order. A default move (which
+ * locks two warehouse rows in its order) therefore never runs while a reservation holds warehouse locks, so
+ * neither can wait on the other in a cycle.
+ */
+export async function lockWarehouseDefaults(tx: Transaction, tenant: Tenant, mode: 'exclusive' | 'shared'): Promise<void> {
+  await connectionOf(tx).query(`SELECT ${mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(hashtext($1))`, {
+    bind: [`warehouse-default:${tenant.accountId}:${tenant.environment}`],
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+}
+
 export interface StockBalances {
   available: number;
   reserved: number;

@@ -1,6 +1,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { BalanceTransactionType } from './models';
 import { connectionOf } from './outbox';
+import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
 
 export interface LedgerEntry {
@@ -64,4 +65,33 @@ export async function pendingOfSession(tx: Transaction, checkoutSessionId: strin
     { bind: [checkoutSessionId], type: QueryTypes.SELECT, transaction: tx },
   );
   return Number(row?.pending ?? 0);
+}
+
+/**
+ * debitAvailable's statement; exported so the bench's ceiling sends the very same one. The balance row's UPDATE
+ * checks and debits in one step under its row lock, and the ledger row is inserted only when it did.
+ */
+export function debitAvailableStatement(tenant: Tenant, entry: { id: string; type: BalanceTransactionType; sourceId: string; currency: string; amount: number }): Statement {
+  return {
+    text: `WITH debit AS (
+       UPDATE balances SET available = available - $6::bigint, updated_at = now()
+        WHERE account_id = $2 AND environment = $3 AND currency = $5 AND available >= $6::bigint
+       RETURNING currency)
+     INSERT INTO balance_transactions (id, account_id, environment, type, source_id, currency, pending_delta, available_delta)
+     SELECT $1, $2, $3, $4, $7, currency, 0, -$6::bigint FROM debit
+     RETURNING id`,
+    values: [entry.id, tenant.accountId, tenant.environment, entry.type, entry.currency, entry.amount, entry.sourceId],
+  };
+}
+
+/**
+ * Takes `amount` out of `available` as one ledger row, only if that much is there, in the caller's transaction:
+ * concurrent debits of one currency queue on the balance row, so the sum of those that succeed never exceeds what
+ * was available (a payout never takes the balance below zero). False, with nothing written, when it cannot cover
+ * the amount or the workspace has no balance in that currency.
+ */
+export async function debitAvailable(tx: Transaction, tenant: Tenant, entry: { id: string; type: BalanceTransactionType; sourceId: string; currency: string; amount: number }): Promise<boolean> {
+  const { text, values } = debitAvailableStatement(tenant, entry);
+  const rows = await connectionOf(tx).query<{ id: string }>(text, { bind: values, type: QueryTypes.SELECT, transaction: tx });
+  return rows.length > 0;
 }

@@ -1,5 +1,5 @@
 import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
-import type { License } from './models';
+import type { License, LicenseStatus } from './models';
 import type { Tenant } from './tenancy';
 
 /** Plain SQL the licence rules share (domain/licenses/): reads with the activation count, issuing once, activation rows. */
@@ -65,38 +65,47 @@ export async function insertLicenseOnce(sequelize: Sequelize, row: NewLicense, t
   return earlier.key;
 }
 
-/** The activation count, read after the caller locked the licence so it sees every committed activation. */
-export async function countActivations(sequelize: Sequelize, licenseId: string, transaction: Transaction): Promise<number> {
-  const [row] = await sequelize.query<{ count: number }>(`SELECT count(*)::int AS count FROM license_activations WHERE license_id = :licenseId`, {
-    type: QueryTypes.SELECT,
-    replacements: { licenseId },
-    transaction,
-  });
-  return row?.count ?? 0;
+/*
+ * The public routes' statements (domain/licenses/public.ts): the busiest of the service, called by installed
+ * software, so each is a named prepared statement (db/plain-query.ts); exported so the bench's ceiling sends the
+ * very same ones.
+ */
+
+/** What validate answers from: the licence's figures and status, without the merchant's fields of the full row. */
+export interface LicenseValidationRow {
+  productId: string;
+  maxActivations: number;
+  status: LicenseStatus;
+  expiresAt: Date | null;
+  activations: number;
 }
 
-export async function isActivated(sequelize: Sequelize, licenseId: string, instanceId: string, transaction: Transaction): Promise<boolean> {
-  const rows = await sequelize.query(`SELECT 1 FROM license_activations WHERE license_id = :licenseId AND instance_id = :instanceId`, {
-    type: QueryTypes.SELECT,
-    replacements: { licenseId, instanceId },
-    transaction,
-  });
-  return rows.length > 0;
+export const VALIDATE_LICENSE_SQL = `SELECT l.product_id AS "productId", l.max_activations AS "maxActivations", l.status, l.expires_at AS "expiresAt",
+         (SELECT count(*)::int FROM license_activations a WHERE a.license_id = l.id) AS activations
+    FROM licenses l WHERE l.key = $1`;
+
+/** What the activation rules read of the licence they lock. */
+export interface LockedLicense {
+  id: string;
+  maxActivations: number;
+  status: LicenseStatus;
+  expiresAt: Date | null;
 }
 
-export async function insertActivation(sequelize: Sequelize, licenseId: string, instanceId: string, transaction: Transaction): Promise<void> {
-  await sequelize.query(`INSERT INTO license_activations (license_id, instance_id) VALUES (:licenseId, :instanceId)`, {
-    replacements: { licenseId, instanceId },
-    transaction,
-  });
-}
+/** The licence row under `FOR UPDATE`: activations and deactivations of one key run one at a time. */
+export const LOCK_LICENSE_SQL = `SELECT id, max_activations AS "maxActivations", status, expires_at AS "expiresAt" FROM licenses WHERE key = $1 FOR UPDATE`;
+
+/**
+ * The licence's activation count and whether `$2` is among them, in one statement. Sent after the lock, as its own
+ * statement: a statement sees the rows committed when it started, so one sent with the lock (or before it) could
+ * miss an activation committed while it waited, and the count would no longer be exact.
+ */
+export const ACTIVATION_STATE_SQL = `SELECT count(*)::int AS activations, coalesce(bool_or(instance_id = $2), false) AS active
+  FROM license_activations WHERE license_id = $1`;
+
+export const INSERT_ACTIVATION_SQL = 'INSERT INTO license_activations (license_id, instance_id) VALUES ($1, $2)';
 
 /** Answers whether the instance was active (a row was deleted). */
-export async function deleteActivation(sequelize: Sequelize, licenseId: string, instanceId: string, transaction: Transaction): Promise<boolean> {
-  const deleted = await sequelize.query(`DELETE FROM license_activations WHERE license_id = :licenseId AND instance_id = :instanceId RETURNING 1`, {
-    type: QueryTypes.SELECT,
-    replacements: { licenseId, instanceId },
-    transaction,
-  });
-  return deleted.length > 0;
-}
+export const DELETE_ACTIVATION_SQL = 'DELETE FROM license_activations WHERE license_id = $1 AND instance_id = $2 RETURNING 1';
+
+export const COUNT_ACTIVATIONS_SQL = 'SELECT count(*)::int AS activations FROM license_activations WHERE license_id = $1';

@@ -31,11 +31,35 @@ export async function plainQuery<T>(sequelize: Sequelize, text: string, values: 
 }
 
 /**
- * plainQuery inside a transaction, on the connection Sequelize holds for it from its start to its end (set at
- * runtime, missing from Sequelize's typings): for the statements of the busiest writes (checkout create).
+ * plainQuery inside a Sequelize transaction, on the connection Sequelize holds for it from its start to its end (set
+ * at runtime, missing from Sequelize's typings): for the statements of the busiest writes (checkout create).
  */
 export async function plainQueryIn<T>(tx: Transaction, text: string, values: unknown[]): Promise<T[]> {
   const connection = (tx as Transaction & { connection?: Client }).connection;
   if (!connection) throw new Error('plainQueryIn: the transaction holds no connection');
   return (await connection.query<T & object>({ name: statementName(text), text, values })).rows;
+}
+
+/** A statement inside plainTransaction, on its connection. */
+export type PlainStatement = <T>(text: string, values: unknown[]) => Promise<T[]>;
+
+/**
+ * A transaction of plain statements (named prepared, as plainQuery's) on one connection from Sequelize's pool,
+ * without Sequelize's transaction machinery, for the transaction of a hot path (the public licence activation):
+ * START TRANSACTION, `work`, COMMIT; ROLLBACK when `work` (or the COMMIT) throws, and the work's error is what the
+ * caller gets. A connection lost on the way is released all the same: the pool's validation discards it.
+ */
+export async function plainTransaction<R>(sequelize: Sequelize, work: (query: PlainStatement) => Promise<R>): Promise<R> {
+  const connection = (await sequelize.connectionManager.getConnection({ type: 'write' })) as unknown as Client;
+  try {
+    await connection.query('START TRANSACTION');
+    const result = await work(async <T>(text: string, values: unknown[]) => (await connection.query<T & object>({ name: statementName(text), text, values })).rows);
+    await connection.query('COMMIT');
+    return result;
+  } catch (err) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    sequelize.connectionManager.releaseConnection(connection as never);
+  }
 }

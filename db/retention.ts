@@ -7,6 +7,12 @@ export const DELIVERY_HISTORY_DAYS = 30;
 /** How long storefront analytics events are kept. */
 export const STOREFRONT_EVENT_DAYS = 30;
 
+/**
+ * How long a partner webhook's signature is remembered for replay refusal: a delivery signed longer ago than the
+ * 5-minute tolerance is refused by its timestamp anyway; a day leaves room for clock trouble.
+ */
+export const WEBHOOK_RECEIPT_HOURS = 24;
+
 export interface PurgeResult {
   idempotencyKeys: number;
   rateLimits: number;
@@ -14,6 +20,7 @@ export interface PurgeResult {
   events: number;
   storefrontEvents: number;
   workflowStarts: number;
+  shippingWebhookReceipts: number;
 }
 
 function rowCount(result: unknown): number {
@@ -23,7 +30,7 @@ function rowCount(result: unknown): number {
 /**
  * Run by the maintenance schedule: idempotency records past their window, expired rate-limit counters,
  * delivery-log rows, published events and started workflow-start rows past the history window, storefront
- * analytics events past theirs. An event not yet fanned out, or a workflow start not yet made, is never deleted,
+ * analytics events past theirs, partner webhook signatures past the replay window. An event not yet fanned out, or a workflow start not yet made, is never deleted,
  * however old, so the relays still act on it.
  */
 export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()): Promise<PurgeResult> {
@@ -49,6 +56,10 @@ export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()
     `DELETE FROM workflow_starts WHERE started_at < :now::timestamptz - make_interval(days => :historyDays)`,
     { replacements },
   );
+  const [, shippingWebhookReceipts] = await sequelize.query(
+    `DELETE FROM shipping_webhook_receipts WHERE received_at < :now::timestamptz - make_interval(hours => :receiptHours)`,
+    { replacements: { ...replacements, receiptHours: WEBHOOK_RECEIPT_HOURS } },
+  );
   return {
     idempotencyKeys: rowCount(idempotencyKeys),
     rateLimits: rowCount(rateLimits),
@@ -56,5 +67,6 @@ export async function purgeExpiredRecords(sequelize: Sequelize, now = new Date()
     events: rowCount(events),
     storefrontEvents: rowCount(storefrontEvents),
     workflowStarts: rowCount(workflowStarts),
+    shippingWebhookReceipts: rowCount(shippingWebhookReceipts),
   };
 }

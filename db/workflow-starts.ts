@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
+import type { Statement } from './pagination';
 import { plainQueryIn } from './plain-query';
 import type { Tenant } from './tenancy';
 
@@ -22,18 +23,43 @@ export interface PendingWorkflowStart extends WorkflowStartIntent {
   attempts: number;
 }
 
-/** The statements of the API's own path (record, then claim and settle by id), exported so the bench's ceiling sends them too. */
-export const WORKFLOW_START_INSERT_SQL = `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`;
-export const CLAIM_WORKFLOW_STARTS_BY_ID_SQL = `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
-   FROM workflow_starts
-  WHERE started_at IS NULL AND workflow_id = ANY($1)
-  ORDER BY next_attempt_at, id
-    FOR UPDATE SKIP LOCKED`;
-export const MARK_WORKFLOW_STARTS_STARTED_SQL = `UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1)`;
+/** recordWorkflowStart's statement; exported (like the claim's and the mark's) so the bench's ceilings send the very same ones. */
+export function workflowStartInsertStatement(tenant: Tenant, intent: WorkflowStartIntent): Statement {
+  return {
+    text: `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`,
+    values: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)],
+  };
+}
 
-/** Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. */
+/**
+ * Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. Record, claim
+ * by id and mark follow every durable write (checkout create among them), so they are named prepared statements.
+ */
 export async function recordWorkflowStart(tx: Transaction, tenant: Tenant, intent: WorkflowStartIntent): Promise<void> {
-  await plainQueryIn(tx, WORKFLOW_START_INSERT_SQL, [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)]);
+  const { text, values } = workflowStartInsertStatement(tenant, intent);
+  await plainQueryIn(tx, text, values);
+}
+
+/** claimWorkflowStarts' statement. */
+export function claimWorkflowStartsStatement(selection: { limit: number } | { workflowIds: string[] }): Statement {
+  const byId = 'workflowIds' in selection;
+  return {
+    text: `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
+       FROM workflow_starts
+      WHERE started_at IS NULL AND ${byId ? 'workflow_id = ANY($1::text[])' : 'next_attempt_at <= now()'}
+      ORDER BY next_attempt_at, id
+      ${byId ? '' : 'LIMIT $1'}
+        FOR UPDATE SKIP LOCKED`,
+    values: [byId ? selection.workflowIds : selection.limit],
+  };
+}
+
+/** The mark of started rows (settleWorkflowStarts). */
+export function markWorkflowStartsStatement(started: string[]): Statement {
+  return {
+    text: 'UPDATE workflow_starts SET started_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = ANY($1::text[])',
+    values: [started],
+  };
 }
 
 /**
@@ -46,17 +72,10 @@ export async function claimWorkflowStarts(
   tx: Transaction,
   selection: { limit: number } | { workflowIds: string[] },
 ): Promise<PendingWorkflowStart[]> {
-  // The API's claim follows every durable write: one prepared statement whatever the ids.
-  if (!('limit' in selection)) return plainQueryIn<PendingWorkflowStart>(tx, CLAIM_WORKFLOW_STARTS_BY_ID_SQL, [selection.workflowIds]);
-  return sequelize.query<PendingWorkflowStart>(
-    `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
-       FROM workflow_starts
-      WHERE started_at IS NULL AND next_attempt_at <= now()
-      ORDER BY next_attempt_at, id
-      LIMIT :limit
-        FOR UPDATE SKIP LOCKED`,
-    { type: QueryTypes.SELECT, replacements: selection, transaction: tx },
-  );
+  const { text, values } = claimWorkflowStartsStatement(selection);
+  // The API's claim (by id) follows every durable write; the relay's (by limit) runs in the background.
+  if ('workflowIds' in selection) return plainQueryIn<PendingWorkflowStart>(tx, text, values);
+  return sequelize.query<PendingWorkflowStart>(text, { type: QueryTypes.SELECT, bind: values, transaction: tx });
 }
 
 /** Longest wait between two attempts of a start that keeps failing. */
@@ -69,7 +88,10 @@ export async function settleWorkflowStarts(
   started: string[],
   failed: { id: string; error: string }[],
 ): Promise<void> {
-  if (started.length > 0) await plainQueryIn(tx, MARK_WORKFLOW_STARTS_STARTED_SQL, [started]);
+  if (started.length > 0) {
+    const { text, values } = markWorkflowStartsStatement(started);
+    await plainQueryIn(tx, text, values);
+  }
   for (const { id, error } of failed) {
     await sequelize.query(
       `UPDATE workflow_starts

@@ -1,4 +1,5 @@
 import { createApiKeyService } from './api-keys/service';
+import { createBillingSettingsService } from './billing/settings';
 import { createBlogPostService } from './blog/service';
 import { createCheckoutSessionService } from './checkout/service';
 import { createHostedCheckoutService } from './checkout/hosted-page';
@@ -7,20 +8,27 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
+import { createOrderPageService } from './deliveries/order-view';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
 import { createStockService } from './inventory/service';
 import { createVariantService } from './inventory/variants';
 import { createWarehouseService } from './inventory/warehouses';
+import { createInvoiceService } from './invoices/service';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
+import { createManualCheckoutService } from './manual-orders/checkout';
+import { createManualOrderService } from './manual-orders/service';
+import { createOrderTrackerService } from './manual-orders/tracker';
 import { createModuleService } from './modules/service';
 import { createPlanService } from './plans/service';
+import { createPayoutService } from './payouts/service';
 import { createAiGenerationService } from './products/ai-generation';
 import { createProductFileService } from './products/files';
 import { createProductService } from './products/service';
 import type { ServiceDeps } from './service-deps';
+import { createShippingService } from './shipping/service';
 import { createReferralLinkService } from './referrals/service';
 import { createStorefrontActivityService } from './storefront/activity';
 import { createPublicBlogService } from './storefront/blog';
@@ -62,13 +70,21 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
+    orderPage: createOrderPageService(deps),
     checkoutSessions: createCheckoutSessionService(deps),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),
+    shipping: createShippingService(deps),
     warehouses: createWarehouseService(deps),
     variants: createVariantService(deps),
     stock: createStockService(deps),
+    manualOrders: createManualOrderService(deps),
+    manualCheckout: createManualCheckoutService(deps),
+    orderTracker: createOrderTrackerService(deps),
+    invoices: createInvoiceService(deps),
+    billingSettings: createBillingSettingsService(deps),
+    payouts: createPayoutService(deps),
   };
 }
 

@@ -7,17 +7,24 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, webhookDelivery } from '../workflows';
+import type { aiGeneration, checkoutSession, emailDelivery, fileCleanup, manualOrder, payout, settlement, shipment, webhookDelivery } from '../workflows';
 import {
   ACCOUNT_ID,
   aiGenerationRequested,
   checkoutCompleted,
   checkoutPaymentSubmitted,
+  payoutMoved,
+  shipmentWaybillAssigned,
   workflowIds,
   type AiGenerationTarget,
   type CheckoutSessionInput,
   type EmailDeliveryInput,
   type FileCleanupInput,
+  type ManualOrderInput,
+  type PayoutMove,
+  type PayoutWorkflowInput,
+  type SettlementInput,
+  type ShipmentWorkflowInput,
   type WebhookDeliveryInput,
 } from '../workflows/messages';
 
@@ -32,6 +39,15 @@ export interface DurableStartInputs {
   checkoutSession: CheckoutSessionInput;
   /** Signal-with-start of the session's workflow: the session committed as `completed`. */
   checkoutCompleted: CheckoutSessionInput;
+  manualOrder: ManualOrderInput;
+  /** Started with the checkout credit: the session's amount settles after the environment's delay. */
+  settlement: SettlementInput;
+  /** Started with the payout. */
+  payout: PayoutWorkflowInput;
+  /** Signal-with-start of the payout's workflow: the payout's row committed a move. */
+  payoutMoved: PayoutWorkflowInput & PayoutMove;
+  /** `shipment:<shp>`, recorded with the shipment at checkout completion. */
+  shipment: ShipmentWorkflowInput;
 }
 
 export type DurableStartType = keyof DurableStartInputs;
@@ -48,6 +64,11 @@ const DURABLE: { [T in DurableStartType]: { workflowId(input: DurableStartInputs
   emailDelivery: { workflowId: (input) => workflowIds.emailDelivery(input.emailId), start: (starters, _accountId, input) => starters.emailDelivery(input) },
   checkoutSession: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutSession(input) },
   checkoutCompleted: { workflowId: (input) => workflowIds.checkoutSession(input.sessionId), start: (starters, _accountId, input) => starters.checkoutCompleted(input) },
+  manualOrder: { workflowId: (input) => workflowIds.manualOrder(input.orderId), start: (starters, _accountId, input) => starters.manualOrder(input) },
+  settlement: { workflowId: (input) => workflowIds.settlement(input.sessionId), start: (starters, _accountId, input) => starters.settlement(input) },
+  payout: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payout(input) },
+  payoutMoved: { workflowId: (input) => workflowIds.payout(input.payoutId), start: (starters, _accountId, input) => starters.payoutMoved(input) },
+  shipment: { workflowId: (input) => workflowIds.shipment(input.shipmentId), start: (starters, _accountId, input) => starters.shipment(input) },
 };
 
 export function durableWorkflowId<T extends DurableStartType>(workflowType: T, input: DurableStartInputs[T]): string {
@@ -167,6 +188,57 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
         signal: checkoutCompleted.name,
         signalArgs: [],
       });
+    },
+
+    /** `manual-order:<mord>`, recorded by the confirming transaction; never reused, so the order is fulfilled once. */
+    manualOrder(input: ManualOrderInput): Promise<boolean> {
+      return start<typeof manualOrder>('manualOrder', input.accountId, {
+        workflowId: workflowIds.manualOrder(input.orderId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `settlement:<cs>`; never reused, so a repeated start settles nothing twice. */
+    settlement(input: SettlementInput): Promise<boolean> {
+      return start<typeof settlement>('settlement', input.accountId, {
+        workflowId: workflowIds.settlement(input.sessionId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** `payout:<pout>`, started with the payout; never reused (a move's signal-with-start may have started it already). */
+    payout(input: PayoutWorkflowInput): Promise<boolean> {
+      return start<typeof payout>('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** The payout's row committed a move: tell its workflow (starting it, should its start not have happened yet). */
+    payoutMoved({ status, ...input }: PayoutWorkflowInput & PayoutMove): Promise<boolean> {
+      return signalOnce('payout', input.accountId, {
+        workflowId: workflowIds.payout(input.payoutId),
+        args: [input],
+        signal: payoutMoved.name,
+        signalArgs: [{ status }],
+      });
+    },
+
+    /** `shipment:<shp>`, started with the shipment; never reused, so a repeated start is a no-op. */
+    shipment(input: ShipmentWorkflowInput): Promise<boolean> {
+      return start<typeof shipment>('shipment', input.accountId, {
+        workflowId: workflowIds.shipment(input.shipmentId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    },
+
+    /** Best effort (the workflow also looks again on its own): the shipment's label can be rendered now. */
+    async shipmentWaybillAssigned(shipmentId: string): Promise<void> {
+      await client.workflow.getHandle(workflowIds.shipment(shipmentId)).signal(shipmentWaybillAssigned);
     },
 
     /** Best effort (the row holds the truth): lets the workflow show "awaiting confirmation" at once. */

@@ -33,6 +33,9 @@ const duration = z.string().transform((value, ctx) => {
   }
 });
 
+/** At most 30 days: money held longer than that is not "in settlement" any more. 0s settles at once. */
+const settlementDelay = duration.pipe(z.number().max(30 * 86_400_000, 'must be at most 30d'));
+
 const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
@@ -71,6 +74,12 @@ const schema = z.object({
   FILE_STORAGE_DIR: z.string().min(1).optional(),
   /** How long a deleted product file's blob is kept before the file-cleanup workflow removes it. */
   FILE_CLEANUP_DELAY: duration.default(parseDuration('5m')),
+  /**
+   * How long a completed session's amount stays `pending` before it becomes `available` (ARCHITECTURE.md,
+   * Settlement): SETTLEMENT_DELAY in live, TEST_SETTLEMENT_DELAY in test.
+   */
+  SETTLEMENT_DELAY: settlementDelay.default(parseDuration('2d')),
+  TEST_SETTLEMENT_DELAY: settlementDelay.default(parseDuration('1m')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),
@@ -103,6 +112,17 @@ const schema = z.object({
     })
     .pipe(z.number().min(1_000, 'must be at least 1s').max(300_000, 'must be at most 5m'))
     .default(60_000),
+  // The HTTP shipping partner (an aggregator speaking Biteship's API); unset = the built-in local partner.
+  SHIPPING_PARTNER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SHIPPING_PARTNER_API_KEY: z.string().min(1).optional(),
+  SHIPPING_PARTNER_TEST_API_KEY: z.string().min(1).optional(),
+  // Signs the partner's status webhooks (HMAC-SHA256); long enough that it cannot be guessed.
+  SHIPPING_PARTNER_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters (`openssl rand -hex 32`)').optional(),
+  SHIPPING_PARTNER_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(120_000, 'must be at most 2m')).default(15_000),
+  /** The local partner's pace: confirmed, picked up, in transit, delivered, each after the one before. */
+  SHIPPING_LOCAL_SCHEDULE: durationList
+    .pipe(z.array(z.number()).length(4, 'must list four durations: confirmed, picked up, in transit, delivered (e.g. 30s,2m,5m,15m)'))
+    .default(['30s', '2m', '5m', '15m'].map(parseDuration)),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'PUBLIC_BASE_URL' | 'FILE_STORAGE_DIR'> & {
@@ -131,7 +151,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? ['AI_BASE_URL: required when AI_MODEL or AI_API_KEY is set (e.g. https://api.openai.com/v1)']
       : []),
   ];
-  if (aiProblems.length) throw new ConfigError(aiProblems);
+  const shippingProblems = [
+    ...(c.SHIPPING_PARTNER_URL && !c.SHIPPING_PARTNER_API_KEY ? ['SHIPPING_PARTNER_API_KEY: required when SHIPPING_PARTNER_URL is set (the partner\'s live API key)'] : []),
+    ...(c.SHIPPING_PARTNER_URL && !c.SHIPPING_PARTNER_WEBHOOK_SECRET
+      ? ['SHIPPING_PARTNER_WEBHOOK_SECRET: required when SHIPPING_PARTNER_URL is set (shipment statuses arrive only through its signed webhooks)']
+      : []),
+    ...(!c.SHIPPING_PARTNER_URL && (c.SHIPPING_PARTNER_API_KEY || c.SHIPPING_PARTNER_TEST_API_KEY)
+      ? ['SHIPPING_PARTNER_URL: required when a SHIPPING_PARTNER_*API_KEY is set (e.g. https://api.biteship.com)']
+      : []),
+  ];
+  if (aiProblems.length || shippingProblems.length) throw new ConfigError([...aiProblems, ...shippingProblems]);
   return {
     ...c,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),

@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'ACTIVATION_LIMIT_REACHED',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
+  'PARTNER_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

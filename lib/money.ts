@@ -23,3 +23,18 @@ export function formatAmount(amount: number, currency: MoneyCurrency): string {
   const digits = CURRENCY_EXPONENTS[currency];
   return new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
 }
+
+/**
+ * The exponent of any ISO 4217 code: ours where we fix it (IDR 0), otherwise the standard's, as Intl knows it
+ * (JPY 0, EUR 2, KWD 3). Billing records (plans, invoices) may be in currencies products are not priced in.
+ */
+export function currencyExponent(currency: string): number {
+  if (Object.hasOwn(CURRENCY_EXPONENTS, currency)) return CURRENCY_EXPONENTS[currency as MoneyCurrency];
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** `formatAmount` for any ISO 4217 code: `formatMoney(1999, 'EUR')` → `€19.99`. */
+export function formatMoney(amount: number, currency: string): string {
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
+}

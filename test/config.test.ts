@@ -42,6 +42,15 @@ describe('configuration', () => {
     expect(loadConfig({ AUTH_CACHE_TTL: '0s' }).AUTH_CACHE_TTL).toBe(0);
   });
 
+  it('reads the settlement delays as durations: 2 days in live and 1 minute in test by default, at most 30 days', () => {
+    expect(loadConfig({})).toMatchObject({ SETTLEMENT_DELAY: 172_800_000, TEST_SETTLEMENT_DELAY: 60_000 });
+    expect(loadConfig({ SETTLEMENT_DELAY: '3d', TEST_SETTLEMENT_DELAY: '0s' })).toMatchObject({ SETTLEMENT_DELAY: 259_200_000, TEST_SETTLEMENT_DELAY: 0 });
+    expect(loadConfig({ SETTLEMENT_DELAY: '30d' }).SETTLEMENT_DELAY).toBe(2_592_000_000);
+    expect(configProblems({ SETTLEMENT_DELAY: '2 days' })).toEqual(['SETTLEMENT_DELAY: "2 days" is not a duration like 30s, 5m, 2h or 1d']);
+    expect(configProblems({ TEST_SETTLEMENT_DELAY: '31d' })).toEqual(['TEST_SETTLEMENT_DELAY: must be at most 30d']);
+    expect(configProblems({ TEST_SETTLEMENT_DELAY: '-1m' })).toEqual(['TEST_SETTLEMENT_DELAY: "-1m" is not a duration like 30s, 5m, 2h or 1d']);
+  });
+
   it('parses the retry schedule units', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '2s,3m,1h,1d' }).WEBHOOK_RETRY_SCHEDULE).toEqual([2_000, 180_000, 3_600_000, 86_400_000]);
     expect(() => parseDuration('5w')).toThrow('5w');

@@ -25,6 +25,14 @@ export const workflowIds = {
   emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
   /** One per checkout session, for its whole life: expiry, then fulfilment exactly once. */
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
+  /** The paid-checkout fulfilment of one confirmed manual order; never reused, so it runs once. */
+  manualOrder: (orderId: string) => `manual-order:${orderId}`,
+  /** One per completed session: its amount moves from pending to available once, after the settlement delay. */
+  settlement: (sessionId: string) => `settlement:${sessionId}`,
+  /** One per payout, for its whole life: it follows the payout's moves until a final status. */
+  payout: (payoutId: string) => `payout:${payoutId}`,
+  /** One per shipment, for its life with the partner: booking, label, and the local partner's status moves. */
+  shipment: (shipmentId: string) => `shipment:${shipmentId}`,
 };
 
 type Environment = 'test' | 'live';
@@ -146,3 +154,102 @@ export const checkoutCompleted = defineSignal('checkoutCompleted');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('checkoutState');
 
 export type CheckoutSessionOutcome = 'fulfilled' | 'expired';
+
+// manual-order -------------------------------------------------------------------------------------------
+
+/** A confirmed manual order whose digital or licence lines are to be fulfilled. */
+export interface ManualOrderInput {
+  accountId: string;
+  environment: Environment;
+  orderId: string;
+}
+
+export interface ManualOrderFulfilmentPlan {
+  /** The steps to run in order, each keyed by its name within the order (`delivery:1`, `email:receipt`). */
+  steps: string[];
+}
+
+export type ManualOrderOutcome = 'fulfilled';
+
+// settlement ---------------------------------------------------------------------------------------------
+
+/** A completed session whose credit (`checkout_credit` in the ledger) is to settle. */
+export interface SettlementInput {
+  accountId: string;
+  environment: Environment;
+  sessionId: string;
+}
+
+/** When the credit becomes available: its ledger time plus the environment's delay, fixed once by an activity. */
+export interface SettlementSchedule {
+  /** ISO 8601, for the operator reading the history. */
+  dueAt: string;
+  /** From the activity's read to `dueAt` (0 when already due): the workflow's timer. */
+  waitMs: number;
+}
+
+/** What the settlement moved to `available` (0 when refunds had already taken all of it). */
+export interface SettlementResult {
+  settledAmount: number;
+  currency: string;
+}
+
+// payout -------------------------------------------------------------------------------------------------
+
+export type PayoutWorkflowStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'cancelled';
+
+export interface PayoutWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  payoutId: string;
+}
+
+/** A move the payout's row committed (its status after the move); recorded with the move, so never lost. */
+export interface PayoutMove {
+  status: PayoutWorkflowStatus;
+}
+
+/** The payout's row moved (manual: the merchant's mark and cancel routes): the workflow follows it. */
+export const payoutMoved = defineSignal<[PayoutMove]>('payoutMoved');
+
+export interface PayoutWorkflowState {
+  /** The furthest status the workflow has been told of. */
+  status: PayoutWorkflowStatus;
+}
+
+export const payoutStateQuery = defineQuery<PayoutWorkflowState>('payoutState');
+
+/** The payout's final status. */
+export type PayoutOutcome = 'paid' | 'failed' | 'cancelled';
+// shipment -----------------------------------------------------------------------------------------------
+
+/** One shipment; everything else is read from its row, which holds the truth. */
+export interface ShipmentWorkflowInput {
+  accountId: string;
+  environment: Environment;
+  shipmentId: string;
+}
+
+/** One simulated move of the local partner: the partner's status name, sent `afterMs` after the move before. */
+export interface LocalPartnerStep {
+  partnerStatus: string;
+  afterMs: number;
+}
+
+/**
+ * What booking did: `booked` with the partner (its waybill, when the courier gave one at once, and, for the
+ * local partner, the schedule it fixed from SHIPPING_LOCAL_SCHEDULE), or `cancelled` (before booking, or the
+ * partner refused it).
+ */
+export type ShipmentBookingResult =
+  | { state: 'booked'; partner: 'local' | 'biteship'; waybillId: string | null; schedule: LocalPartnerStep[] | null }
+  | { state: 'cancelled' };
+
+/** rendered: the label exists (now or before); no_waybill: the courier has not given one yet; closed: it never will (cancelled, or over). */
+export type ShipmentLabelResult = 'rendered' | 'no_waybill' | 'closed';
+
+/** A webhook brought the waybill: render the label now rather than at the next check. */
+export const shipmentWaybillAssigned = defineSignal('shipmentWaybillAssigned');
+
+/** booked: handed to an HTTP partner, whose webhooks move it from here; else the local partner's last status. */
+export type ShipmentOutcome = 'booked' | 'delivered' | 'cancelled' | 'returned';

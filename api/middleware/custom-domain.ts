@@ -1,11 +1,9 @@
 import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
-import { slugOfCustomDomain } from '../../domain/storefront/merchant';
+import { GLOBAL_STOREFRONT_SEGMENTS, slugOfCustomDomain } from '../../domain/storefront/merchant';
 
 const PUBLIC_PREFIX = '/api/v1/storefront/public/';
-/** Public routes that are not scoped by a merchant slug: never rewritten. */
-const GLOBAL_SEGMENTS = new Set(['resolve', 'order', 'track', 'validate-discount', 'abandoned-cart', 'downloads']);
 
 /**
  * On a workspace's custom domain the public storefront paths leave out the merchant slug
@@ -22,7 +20,7 @@ export function customDomainRewrite(sequelize: Sequelize, ownHostname: string): 
     if (!slug) return next();
     const rest = req.url.slice(PUBLIC_PREFIX.length);
     const first = rest.split(/[/?]/, 1)[0] ?? '';
-    if (GLOBAL_SEGMENTS.has(first) || first === slug) return next();
+    if (GLOBAL_STOREFRONT_SEGMENTS.has(first) || first === slug) return next();
     req.url = `${PUBLIC_PREFIX}${slug}${rest === '' || rest.startsWith('?') ? rest : `/${rest}`}`;
     next();
   };

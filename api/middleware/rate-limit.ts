@@ -17,6 +17,13 @@ export type PublicWriteLimit = keyof typeof PUBLIC_WRITE_LIMITS_PER_MINUTE;
  */
 export const LICENSE_KEY_LIMIT_PER_MINUTE = 60;
 
+/**
+ * The public order tracker, per client IP across all merchants (on top of the per-IP public limit): order
+ * numbers are sequential, so this bounds how fast anyone can walk them or guess an order's e-mail
+ * (docs/decisions/manual-orders.md).
+ */
+export const ORDER_TRACKER_LIMIT_PER_MINUTE = 30;
+
 export interface RateLimits {
   perWorkspace: RequestHandler;
   perIp: RequestHandler;
@@ -24,6 +31,8 @@ export interface RateLimits {
   perIpPerMerchant: Record<PublicWriteLimit, RequestHandler>;
   /** The public licence routes' own limit, per licence key. */
   perLicenseKey: RequestHandler;
+  /** The public order tracker's own limit, per client IP. */
+  perIpOrderTracker: RequestHandler;
 }
 
 /** How long a process may hold counted requests before adding them to the shared counter. */
@@ -108,19 +117,20 @@ export class SharedRateLimiter {
   }
 }
 
+/** The shared counter's settings, apart from the client; exported so the bench's ceilings count in the very same table and way. */
+export function counterOptions(keyPrefix: string, pointsPerMinute: number) {
+  return {
+    tableName: 'rate_limits',
+    tableCreated: true, // created by migration 0001
+    clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
+    keyPrefix,
+    points: pointsPerMinute,
+    duration: 60,
+  };
+}
+
 function limiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number): SharedRateLimiter {
-  return new SharedRateLimiter(
-    new RateLimiterPostgres({
-      storeClient: sequelize,
-      storeType: 'sequelize',
-      tableName: 'rate_limits',
-      tableCreated: true, // created by migration 0001
-      clearExpiredByTimeout: false, // expired rows are purged by the maintenance schedule
-      keyPrefix,
-      points: pointsPerMinute,
-      duration: 60,
-    }),
-  );
+  return new SharedRateLimiter(new RateLimiterPostgres({ storeClient: sequelize, storeType: 'sequelize', ...counterOptions(keyPrefix, pointsPerMinute) }));
 }
 
 function middleware(limit: SharedRateLimiter, keyOf: (req: Request) => string): RequestHandler {
@@ -153,15 +163,17 @@ function merchantSlugOf(req: Request): string {
 }
 
 /**
- * The licence key a public licence route names (`:key`, or `?key=` of validate), as sent and before validation.
- * Counted under its hash: the counter table holds no usable key, and an absurdly long one costs no more.
+ * The counter of a licence key as sent (before validation). Counted under its hash: the counter table holds no
+ * usable key, and an absurdly long one costs no more. Exported for the bench's ceilings.
  */
-function licenseKeyOf(req: Request): string {
-  const key: unknown = req.params.key ?? req.query.key;
+export function licenseKeyCounter(key: unknown): string {
   return createHash('sha256')
     .update(typeof key === 'string' ? key : '')
     .digest('base64url');
 }
+
+/** The licence key a public licence route names: `:key`, or `?key=` of validate. */
+const licenseKeyOf = (req: Request) => licenseKeyCounter(req.params.key ?? req.query.key);
 
 /**
  * Per workspace and environment on authenticated routes; per client IP on public routes, and in addition per IP and
@@ -175,5 +187,6 @@ export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePer
     perIp: middleware(limiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
     perIpPerMerchant: { validateDiscount: perIpPerMerchant('validateDiscount'), checkoutCreate: perIpPerMerchant('checkoutCreate') },
     perLicenseKey: middleware(limiter(sequelize, 'lic', LICENSE_KEY_LIMIT_PER_MINUTE), licenseKeyOf),
+    perIpOrderTracker: middleware(limiter(sequelize, 'ord', ORDER_TRACKER_LIMIT_PER_MINUTE), (req) => req.ip ?? 'unknown'),
   };
 }

@@ -5,6 +5,7 @@ import { testimonials } from '../../domain/credibility/testimonials';
 import type { Services } from '../../domain/services';
 import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
+import { billingSettingsRouter } from './billing-settings/router';
 import { blogPostsRouter } from './blog-posts/router';
 import { checkoutSessionsRouter } from './checkout-sessions/router';
 import { credibilityRouter } from './credibility/router';
@@ -12,11 +13,16 @@ import { deliveriesRouter } from './deliveries/router';
 import { customersRouter } from './customers/router';
 import { discountCodesRouter } from './discount-codes/router';
 import { inventoryRouter } from './inventory/router';
+import { billingInvoicesRouter, invoicesRouter } from './invoices/router';
 import { licensesRouter } from './licenses/router';
+import { manualOrdersRouter } from './manual-orders/router';
 import { modulesRouter } from './modules/router';
 import { plansRouter } from './plans/router';
+import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { referralLinksRouter } from './referral-links/router';
+import { storefrontOrdersRouter } from './storefront-orders/router';
+import { shippingRouter } from './shipping/router';
 import { storefrontPublicRouter } from './storefront-public/router';
 import { storefrontSettingsRouter } from './storefront-settings/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
@@ -36,6 +42,7 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   // Before the public storefront: its download path would otherwise match `/:merchantSlug/:productSlug`.
   deliveriesRouter,
   storefrontPublicRouter,
+  storefrontOrdersRouter,
   referralLinksRouter,
   (deps) => credibilityRouter(deps, portfolio, deps.services.portfolio),
   (deps) => credibilityRouter(deps, testimonials, deps.services.testimonials),
@@ -47,4 +54,10 @@ export const ROUTES: ((deps: RouteDeps) => Router)[] = [
   customersRouter,
   plansRouter,
   inventoryRouter,
+  manualOrdersRouter,
+  invoicesRouter,
+  billingInvoicesRouter,
+  billingSettingsRouter,
+  payoutsRouter,
+  shippingRouter,
 ];

@@ -8,11 +8,13 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-
 import { migrateToLatest } from '../../db/migrate';
 import { ApiKey } from '../../db/models';
 import { mintKey } from '../../lib/api-key-secrets';
-import { generateEncryptionKey } from '../../lib/crypto-box';
+import { createCryptoBox, generateEncryptionKey, parseEncryptionKey } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { createDevServerEnv } from '../../test/helpers/temporal-env';
 import { freePort } from '../../scripts/lib/free-port';
 import { seedCatalogue, type BenchCatalogue } from './catalogue';
+import { seedPayouts } from './payouts';
+import { seedLicences, type BenchLicences } from './licences';
 
 /** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
 export const EXTRA_API_KEYS = 20;
@@ -26,6 +28,10 @@ export interface BenchInfra {
   testApiKeyCount: number;
   /** Workspaces of the product scenarios (bench/lib/catalogue.ts). */
   catalogue: BenchCatalogue;
+  /** The payout-create workspace (bench/lib/payouts.ts). */
+  payouts: { accountId: string; secretKey: string };
+  /** Licence pools of the public licence scenarios (bench/lib/licences.ts). */
+  licences: BenchLicences;
   stop(): Promise<void>;
 }
 
@@ -47,8 +53,12 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     const databaseUrl = pg.url('commerce_bench');
 
     const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
+    // Before the seed: the payout workspace's bank account is sealed with it.
+    const encryptionKey = generateEncryptionKey();
     let workspace: BenchInfra['workspace'];
     let catalogue: BenchCatalogue;
+    let payouts: BenchInfra['payouts'];
+    let licences: BenchLicences;
     try {
       await migrateToLatest(sequelize);
       const created = await createWorkspaceService({ sequelize }).create({ name: 'Bench workspace', slug: 'bench' });
@@ -69,6 +79,8 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
         }),
       );
       catalogue = await seedCatalogue(sequelize);
+      payouts = await seedPayouts(sequelize, createCryptoBox(parseEncryptionKey(encryptionKey)));
+      licences = await seedLicences(sequelize);
       await sequelize.query('ANALYZE');
     } finally {
       await sequelize.close();
@@ -81,10 +93,12 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     return {
       databaseUrl,
       temporalAddress: temporal.address,
-      encryptionKey: generateEncryptionKey(),
+      encryptionKey,
       workspace,
       testApiKeyCount: 2 + EXTRA_API_KEYS,
       catalogue,
+      payouts,
+      licences,
       stop,
     };
   } catch (err) {

@@ -6,10 +6,12 @@ export interface LoadRequest {
   path: string;
   headers?: IncomingHttpHeaders;
   body?: string;
-  /** A body per request (n counts from 0), for creates that must not all collide on one unique value. */
-  bodyFor?: (n: number) => string;
-  /** Headers added per request (same n as bodyFor), e.g. a client address per request behind a proxy. */
-  headersFor?: (n: number) => IncomingHttpHeaders;
+  /**
+   * The path, body and/or added headers of each request (n counts up across every run of this process), for creates
+   * that must not all collide on one unique value, for routes that name a different resource on each request, and
+   * for a client address per request behind a proxy.
+   */
+  vary?: (n: number) => { path?: string; body?: string; headers?: IncomingHttpHeaders };
 }
 
 export interface Measurement {
@@ -34,25 +36,21 @@ export interface ServerCounters {
 
 export class LoadError extends Error {}
 
-/** Counts per-request bodies and headers across every run of this process, so warm-up, ceiling and full stack never repeat one. */
+/** Counts varied requests across every run of this process, so warm-up, ceiling and full stack never repeat a body. */
 let sent = 0;
 
-function perRequest({ bodyFor, headersFor }: LoadRequest): ((req: autocannon.Request) => autocannon.Request) | undefined {
-  if (!bodyFor && !headersFor) return undefined;
-  return (req) => {
-    sent += 1;
-    return { ...req, ...(bodyFor ? { body: bodyFor(sent) } : {}), ...(headersFor ? { headers: { ...req.headers, ...headersFor(sent) } } : {}) };
-  };
+function varied(req: autocannon.Request, { headers, ...rest }: ReturnType<NonNullable<LoadRequest['vary']>>): autocannon.Request {
+  return { ...req, ...rest, ...(headers ? { headers: { ...req.headers, ...headers } } : {}) };
 }
 
 async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
-  const setupRequest = perRequest(request);
+  const { vary } = request;
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
     headers: request.headers,
     body: request.body,
-    ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
+    ...(vary ? { requests: [{ setupRequest: (req: autocannon.Request) => varied(req, vary((sent += 1))) }] } : {}),
     connections,
     duration,
   });

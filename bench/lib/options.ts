@@ -10,6 +10,11 @@ export interface BenchOptions {
   poolSize: number;
   /** Run only the scenarios whose name contains this text. */
   only: string | undefined;
+  /**
+   * Pairs (ceiling, then full stack) measured per HTTP scenario; the table shows the pair of median ratio. On a
+   * machine whose load swings between the two sides of one pair, the median of several is the figure to read.
+   */
+  rounds: number;
   /** Sessions of the checkout completion throughput run (the 1,000; fewer for a quick look). */
   completions: number;
 }
@@ -29,6 +34,7 @@ export function readOptions(): BenchOptions {
     connections: positiveInt('BENCH_CONNECTIONS', 32),
     poolSize: positiveInt('BENCH_POOL_SIZE', 10),
     only: process.env.BENCH_ONLY || undefined,
+    rounds: positiveInt('BENCH_ROUNDS', 1),
     completions: positiveInt('BENCH_COMPLETIONS', 1_000),
   };
 }

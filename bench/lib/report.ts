@@ -9,8 +9,10 @@ export interface ScenarioResult {
   target: number;
   ceiling: Measurement;
   fullStack: Measurement;
-  /** fullStack.requestsPerSecond / ceiling.requestsPerSecond */
+  /** fullStack.requestsPerSecond / ceiling.requestsPerSecond (of the median pair when there were several) */
   ratio: number;
+  /** Every pair, in the order measured (BENCH_ROUNDS). */
+  rounds: Array<{ ceiling: Measurement; fullStack: Measurement; ratio: number }>;
   pass: boolean;
 }
 
@@ -56,7 +58,7 @@ export async function writeResults(
   const document = {
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart },
-    settings: { durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections, poolSize: options.poolSize },
+    settings: { durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections, poolSize: options.poolSize, rounds: options.rounds },
     scenarios: results,
     ...extra,
   };

@@ -8,7 +8,7 @@ import { CART_PRODUCT_BY_SLUG_SQL, type CartProductRow } from '../../db/cart-pro
 import { checkoutSessionInsertStatement } from '../../db/checkout-sessions';
 import { createDatabase } from '../../db/connection';
 import { PAYMENT_METHODS, type CheckoutSession } from '../../db/models';
-import { CLAIM_WORKFLOW_STARTS_BY_ID_SQL, MARK_WORKFLOW_STARTS_STARTED_SQL, WORKFLOW_START_INSERT_SQL, type PendingWorkflowStart } from '../../db/workflow-starts';
+import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStartInsertStatement, type PendingWorkflowStart } from '../../db/workflow-starts';
 import { DEFAULT_CHECKOUT_LIFETIME_MS } from '../../domain/checkout/create';
 import { hostedCheckoutUrl } from '../../domain/checkout/payment-backend';
 import { describeLines } from '../../domain/checkout/storefront';
@@ -27,7 +27,7 @@ import { serveBare, sendJson } from './bare';
  *   table under the same key; a limit this small is checked against the shared counter on every request),
  * - the merchant lookup (MERCHANT_SQL),
  * - one transaction: the product priced by its slug (CART_PRODUCT_BY_SLUG_SQL), the session INSERT
- *   (checkoutSessionInsertStatement) and the workflow-start INSERT (WORKFLOW_START_INSERT_SQL),
+ *   (checkoutSessionInsertStatement) and the workflow-start INSERT (workflowStartInsertStatement),
  * - after the commit, the API's own start of the session's workflow (startRecordedNow): a transaction that claims the
  *   recorded row, starts `checkout-session:<cs>` through the same starter (same options, same search attribute, same
  *   deadline) on the same Temporal dev server, and marks the row started —
@@ -94,7 +94,7 @@ serveBare({}, async (pool, req, res) => {
       const [product] = (await client.query<CartProductRow>({ name: 'ceiling-product', text: CART_PRODUCT_BY_SLUG_SQL, values: [productSlug, tenant.accountId, tenant.environment] })).rows;
       if (!product) throw new Error('no such product');
       const unitAmount = toSmallestUnit(Number(product.price), product.currency);
-      const lineItems = [{ lineKey: '1', productId: product.id, variantId: null, name: product.name, quantity: 1, unitAmount, amount: unitAmount }];
+      const lineItems = [{ lineKey: '1', productId: product.id, variantId: null, name: product.name, variantName: null, quantity: 1, unitAmount, amount: unitAmount }];
       const expiresAt = new Date(Date.now() + DEFAULT_CHECKOUT_LIFETIME_MS);
       const insert = checkoutSessionInsertStatement({
         id: newId('cs'),
@@ -123,19 +123,15 @@ serveBare({}, async (pool, req, res) => {
       const [row] = (await client.query<CheckoutSession>({ name: 'ceiling-session', ...insert })).rows;
       const input = { ...tenant, sessionId: row!.id, expiresAt: expiresAt.toISOString() };
       const id = durableWorkflowId('checkoutSession', input);
-      await client.query({
-        name: 'ceiling-start',
-        text: WORKFLOW_START_INSERT_SQL,
-        values: [newId('wfs'), tenant.accountId, tenant.environment, 'checkoutSession', id, JSON.stringify(input)],
-      });
+      await client.query({ name: 'ceiling-start', ...workflowStartInsertStatement(tenant, { workflowType: 'checkoutSession', workflowId: id, args: input }) });
       return { session: row!, workflowId: id };
     });
 
     await inTransaction(client, async () => {
-      const rows = (await client.query<PendingWorkflowStart>({ name: 'ceiling-claim', text: CLAIM_WORKFLOW_STARTS_BY_ID_SQL, values: [[workflowId]] })).rows;
+      const rows = (await client.query<PendingWorkflowStart>({ name: 'ceiling-claim', ...claimWorkflowStartsStatement({ workflowIds: [workflowId] }) })).rows;
       const start = await starters;
       for (const row of rows) await start.startRecorded(row, API_START_TIMEOUT_MS);
-      await client.query({ name: 'ceiling-started', text: MARK_WORKFLOW_STARTS_STARTED_SQL, values: [rows.map((r) => r.id)] });
+      await client.query({ name: 'ceiling-started', ...markWorkflowStartsStatement(rows.map((r) => r.id)) });
     });
     sendJson(res, 201, {
       data: { checkoutSessionId: session.id, hostedUrl: hostedCheckoutUrl(baseUrl, session.id) },

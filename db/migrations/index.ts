@@ -14,8 +14,12 @@ import * as blogPosts from './0012-blog-posts';
 import * as emailLog from './0013-email-log';
 import * as licences from './0014-licences';
 import * as checkout from './0015-checkout';
+import * as manualOrders from './0016-manual-orders';
 import * as inventory from './0017-inventory';
+import * as payouts from './0018-payouts';
 import * as billing from './0019-billing';
+import * as reservations from './0022-reservations';
+import * as shipping from './0021-shipping';
 
 export interface Migration {
   name: string;
@@ -40,6 +44,10 @@ export const migrations: Migration[] = [
   { name: '0013-email-log', ...emailLog },
   { name: '0014-licences', ...licences },
   { name: '0015-checkout', ...checkout },
+  { name: '0016-manual-orders', ...manualOrders },
   { name: '0017-inventory', ...inventory },
+  { name: '0018-payouts', ...payouts },
   { name: '0019-billing', ...billing },
+  { name: '0022-reservations', ...reservations },
+  { name: '0021-shipping', ...shipping },
 ];

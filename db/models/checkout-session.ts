@@ -15,7 +15,10 @@ export interface CheckoutLineItem {
   lineKey: string;
   productId: string | null;
   variantId: string | null;
+  /** The product's name when the session was created. */
   name: string;
+  /** The variant's name then; null without a variant, absent on sessions created before variants were sold. */
+  variantName?: string | null;
   quantity: number;
   unitAmount: number;
   amount: number;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import * as f from '../credibility/fields';
 
 /** What a blog post write may carry (docs/decisions/storefront.md, "Blog"). */
@@ -40,9 +41,10 @@ export const CreateBlogPostBody = z
   .meta({ id: 'CreateBlogPostBody' });
 export type CreateBlogPostBody = z.output<typeof CreateBlogPostBody>;
 
-export const UpdateBlogPostBody = z
-  .object({ title: fields.title.optional(), ...optionalFields })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-  .meta({ id: 'UpdateBlogPostBody' });
+export const UpdateBlogPostBody = patchBody(
+  z
+    .object({ title: fields.title.optional(), ...optionalFields })
+    .strict(),
+  'UpdateBlogPostBody',
+);
 export type UpdateBlogPostBody = z.output<typeof UpdateBlogPostBody>;

@@ -4,6 +4,8 @@ import { CheckoutSession, type CheckoutLineItem, type CheckoutSource, type Payme
 import { plainQueryIn } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
+import { workflowIds } from '../../workflows/messages';
+import { reserveForLines, type ReservationOwner } from '../inventory/reservations';
 import { recordStart } from '../workflow-starts';
 
 /** The session's default lifetime (document 2, Limits). */
@@ -40,10 +42,17 @@ export interface CreatedCheckoutSession {
   workflowId: string;
 }
 
+/** A session's stock hold: referenced by the session, moved by its workflow (docs/decisions/inventory.md, Reservations). */
+export const checkoutStockOwner = (sessionId: string): ReservationOwner => ({
+  reference: sessionId,
+  actor: { type: 'workflow', id: workflowIds.checkoutSession(sessionId) },
+});
+
 /**
  * Writes a session and, in the same transaction, the durable start of its workflow (expiry, then fulfilment),
- * so a crash between the commit and the start delays the workflow, never loses it. Callers have validated and
- * priced the input; this only stores it.
+ * so a crash between the commit and the start delays the workflow, never loses it, and the reservation of its
+ * stock-tracked variants while the fulfilment module is on (`409 INSUFFICIENT_STOCK` when short: the caller's
+ * transaction rolls back, nothing is written). Callers have validated and priced the input; this stores it.
  */
 export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, input: NewCheckoutSession, now = new Date()): Promise<CreatedCheckoutSession> {
   const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
@@ -79,5 +88,7 @@ export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, inp
     workflowType: 'checkoutSession',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: expiresAt.toISOString() },
   });
+  // Last, so the stock rows are locked only for the commit: the session's workflow releases or commits the hold.
+  await reserveForLines(tx, tenant, input.lineItems, checkoutStockOwner(session.id));
   return { session, workflowId };
 }

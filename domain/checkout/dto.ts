@@ -1,5 +1,8 @@
-import type { CheckoutSession } from '../../db/models';
+import type { CheckoutLineItem, CheckoutSession } from '../../db/models';
 import type { PaymentBackend } from './payment-backend';
+
+/** How a line is named to the buyer (hosted page, receipt, description): the product, then the variant in brackets. */
+export const lineLabel = (line: Pick<CheckoutLineItem, 'name' | 'variantName'>): string => (line.variantName ? `${line.name} (${line.variantName})` : line.name);
 
 /** The merchant's view of a session (document 2's Checkout session resource, plus its lines and refunds). */
 export function toCheckoutSessionDto(session: CheckoutSession, backend: Pick<PaymentBackend, 'hostedUrl'>) {
@@ -17,7 +20,8 @@ export function toCheckoutSessionDto(session: CheckoutSession, backend: Pick<Pay
     hostedUrl: backend.hostedUrl(session),
     successUrl: session.successUrl,
     cancelUrl: session.cancelUrl,
-    lineItems: session.lineItems,
+    // Sessions created before variants were sold have no variantName.
+    lineItems: session.lineItems.map((line) => ({ ...line, variantName: line.variantName ?? null })),
     subtotal: session.subtotal,
     discountCode: session.discountCode,
     discountAmount: session.discountAmount,

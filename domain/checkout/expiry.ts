@@ -1,10 +1,13 @@
 import type { Sequelize } from 'sequelize';
 import { CheckoutSession, type CheckoutStatus } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { releaseReservations } from '../inventory/reservations';
+import { checkoutStockOwner } from './create';
 
 /**
  * The session's deadline, acted on by its workflow: under the row lock (so it races neither the buyer's pay nor
- * the merchant's confirm), an `open` session whose `expiresAt` is at or before `now` becomes `expired`. Answers
+ * the merchant's confirm), an `open` session whose `expiresAt` is at or before `now` becomes `expired`, and the
+ * stock it reserved is released in the same transaction. Answers
  * the status it leaves either way: `pending_review` (the buyer paid in time: wait for the merchant), `completed`
  * (fulfil), `expired`, or still `open` when called before the deadline.
  */
@@ -14,7 +17,8 @@ export async function expireCheckoutIfOpen(sequelize: Sequelize, tenant: Tenant,
     if (!session) throw new Error(`checkout session ${sessionId} does not exist in ${tenant.accountId}/${tenant.environment}`);
     if (session.status !== 'open' || session.expiresAt > now) return session.status;
     await session.update({ status: 'expired', expiredAt: now }, { transaction: tx });
-    // Stock held for the session (inventory, with the fulfilment module) is released here, in this transaction.
+    // What the session held goes back to `available` with the status change (whatever the module is now).
+    await releaseReservations(tx, tenant, checkoutStockOwner(session.id));
     return session.status;
   });
 }

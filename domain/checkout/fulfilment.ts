@@ -9,8 +9,11 @@ import type { CryptoBox } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { createDownloadLinks } from '../deliveries/links';
 import { redeemDiscount } from '../discounts/redeem';
+import { commitReservations } from '../inventory/reservations';
 import { createEmailQueue } from '../email/queue';
+import { recordSettlementStart } from '../payouts/settlement';
 import { recordReferralConversion } from '../referrals/service';
+import { checkoutStockOwner } from './create';
 import { toCheckoutSessionDto } from './dto';
 import { deliverLine } from './fulfilment-delivery';
 import { hostedCheckoutUrl } from './payment-backend';
@@ -27,6 +30,7 @@ import { checkoutReceipt } from './receipt';
  */
 export const FULFILMENT_STEPS = {
   discount: 'discount',
+  stock: 'stock',
   referral: 'referral',
   balance: 'balance',
   completedEvent: 'event:checkout.completed',
@@ -39,13 +43,16 @@ export const deliveryStep = (lineKey: string) => `${DELIVERY_STEP}${lineKey}`;
 
 /**
  * The steps, in order, for a completed session. The discount is counted first, so the event and the receipt
- * say whether it applied; deliveries (each with its `product.purchased`) and the balance credit come before
+ * say whether it applied; a session with variant lines then commits the stock it reserved (the goods are sold:
+ * nothing held, if the module was off or the variants untracked when it was created), before the deliveries
+ * that ship them; deliveries (each with its `product.purchased`) and the balance credit come before
  * `checkout.completed`, so a receiver of that event finds them; the receipt follows the deliveries whose links
  * and keys it carries; `fulfilled` stamps the end.
  */
 export function planCheckoutFulfilment(session: Pick<CheckoutSession, 'discountId' | 'referralCode' | 'lineItems'>): string[] {
   return [
     ...(session.discountId ? [FULFILMENT_STEPS.discount] : []),
+    ...(session.lineItems.some((line) => line.variantId !== null) ? [FULFILMENT_STEPS.stock] : []),
     ...session.lineItems.filter((line) => line.productId !== null).map((line) => deliveryStep(line.lineKey)),
     FULFILMENT_STEPS.balance,
     ...(session.referralCode ? [FULFILMENT_STEPS.referral] : []),
@@ -104,12 +111,17 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
         await session.update({ discountApplied: redemption === 'applied' }, { transaction: tx });
         return { redemption };
       }
+      case FULFILMENT_STEPS.stock: {
+        // Not gated on the module: a hold made while it was on is committed after it is switched off.
+        return { committed: await commitReservations(tx, tenant, checkoutStockOwner(session.id)) };
+      }
       case FULFILMENT_STEPS.referral: {
         return { credited: await recordReferralConversion(tx, tenant, planned(session.referralCode, step, session)) };
       }
       case FULFILMENT_STEPS.balance: {
         const id = newId('txn');
-        // No fees in local mode: the net amount is the amount paid. Settlement to `available` is the payouts' part.
+        // No fees in local mode: the net amount is the amount paid. It settles to `available` after the
+        // environment's delay, through the settlement workflow recorded with the credit.
         await appendLedgerEntry(tx, tenant, {
           id,
           type: 'checkout_credit',
@@ -119,6 +131,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
           pendingDelta: session.amount,
           availableDelta: 0,
         });
+        await recordSettlementStart(tx, tenant, { sessionId: session.id });
         return { balanceTransactionId: id };
       }
       case FULFILMENT_STEPS.completedEvent: {

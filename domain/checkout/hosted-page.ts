@@ -5,6 +5,7 @@ import { notFound, validationError } from '../../lib/errors';
 import type { MoneyCurrency } from '../../lib/money';
 import { createDownloadLinks } from '../deliveries/links';
 import type { ServiceDeps } from '../service-deps';
+import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
 import { createLocalPaymentBackend } from './payment-backend';
 import { payCheckoutSession } from './transitions';
 
@@ -16,13 +17,6 @@ import { payCheckoutSession } from './transitions';
 
 /** The session's status as the buyer sees it: an `open` session past `expiresAt` is already `expired`. */
 export type HostedPageState = 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
-
-export interface HostedPageMerchant {
-  name: string;
-  /** `#rrggbb`, or null when unset or not a colour. */
-  brandColor: string | null;
-  logoUrl: string | null;
-}
 
 export interface HostedPageLine {
   name: string;
@@ -56,7 +50,7 @@ export interface HostedCheckoutView {
   id: string;
   state: HostedPageState;
   testMode: boolean;
-  merchant: HostedPageMerchant;
+  merchant: PageMerchant;
   description: string;
   currency: MoneyCurrency;
   lines: HostedPageLine[];
@@ -75,18 +69,8 @@ export interface HostedCheckoutView {
   receipt: HostedPageReceipt | null;
 }
 
-const COLOR = /^#[0-9a-fA-F]{6}$/;
 /** `cs_` + a ULID: anything else is answered 404 without a query. */
 const SESSION_ID = /^cs_[0-9A-HJKMNP-TV-Z]{26}$/;
-
-function httpUrlOrNull(value: string | null): string | null {
-  if (!value) return null;
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol) ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 function stateOf(session: CheckoutSession, now: Date): HostedPageState {
   return session.status === 'open' && session.expiresAt <= now ? 'expired' : session.status;
@@ -142,11 +126,7 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
         id: session.id,
         state,
         testMode: session.environment === 'test',
-        merchant: {
-          name: account.name,
-          brandColor: account.brandColor && COLOR.test(account.brandColor) ? account.brandColor : null,
-          logoUrl: httpUrlOrNull(account.brandLogo),
-        },
+        merchant: pageMerchantOf(account),
         description: session.description,
         currency: session.currency as MoneyCurrency,
         lines: session.lineItems.map(({ name, quantity, unitAmount, amount }) => ({ name, quantity, unitAmount, amount })),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PAYMENT_METHODS } from '../../db/models/checkout-session';
 import { CURRENCIES } from '../../db/models/product';
-import { multiLine, singleLine, stringMap } from '../../lib/text';
+import { emailAddress, multiLine, singleLine, stringMap } from '../../lib/text';
 
 /**
  * What the checkout-session routes accept: document 2's create and refund bodies with their bounds, and the
@@ -13,17 +13,11 @@ const MAX_DESCRIPTION = 500;
 const MAX_URL_LENGTH = 2048;
 const MAX_QUANTITY = 10_000;
 const MAX_REASON = 500;
-/** Document 2, Limits: a customer e-mail is at most 320 characters (RFC 5321). */
-const MAX_EMAIL = 320;
 /** An attribution cookie value: Meta's `_fbc`/`_fbp` and TikTok's `ttclid`/`_ttp` stay far below this. */
 export const MAX_PIXEL_COOKIE = 255;
 
-const checkEmail = z.email();
-
-/** A buyer's e-mail: single-line, at most 320 characters, the shape of an address. Kept as sent (trimmed). */
-export const customerEmail = singleLine({ min: 1, max: MAX_EMAIL })
-  .refine((v) => checkEmail.safeParse(v).success, 'must be an e-mail address')
-  .meta({ format: 'email' });
+/** A buyer's e-mail (lib/text.ts): at most 320 characters, the shape of an address, kept as sent (trimmed). */
+export const customerEmail = emailAddress();
 
 // z.url would accept (and quietly drop) a line break or tab inside the URL, so the text rule comes first.
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -54,7 +48,12 @@ export const CreateCheckoutSessionBody = z
       .meta({ description: 'Allowed methods, in the order the picker shows them; empty or absent: all' }),
     paymentMethod: paymentMethod.optional().meta({ description: 'Forces one method (the picker is skipped); must be among paymentMethods when both are sent' }),
     productId: id.optional().meta({ description: 'The product this payment buys (own, published, not archived): the session gets one line of it and fulfils it' }),
-    variantId: id.optional().meta({ description: 'Only with productId; no variants exist yet, so any value is refused' }),
+    variantId: id
+      .optional()
+      .meta({
+        description:
+          'Only with productId: an active variant of it; omitted: its default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the create is 409 INSUFFICIENT_STOCK',
+      }),
     quantity: z.int().min(1).max(MAX_QUANTITY).optional().meta({ description: 'Only with productId; default 1' }),
     successUrl: redirectUrl.optional(),
     cancelUrl: redirectUrl.optional(),

@@ -6,6 +6,7 @@ import type { Tenant } from '../../db/tenancy';
 import { validationError, type ErrorDetail } from '../../lib/errors';
 import { toSmallestUnit } from '../../lib/money';
 import { validateDiscount, type DiscountRefusal } from '../discounts/validate';
+import { resolveCartVariants, unitPriceOf } from '../inventory/cart-variants';
 
 /**
  * Prices a cart from the catalogue for every checkout that sells products (storefront buy-now and cart, manual
@@ -69,7 +70,7 @@ function refuse(issues: ErrorDetail[]): never {
   throw validationError(first.field ? `${first.field}: ${first.message}` : first.message, issues);
 }
 
-/** Checks what needs no database: count, quantities, variants and repeated products. */
+/** Checks what needs no database: count, quantities and repeated products. */
 function itemIssues(items: CheckoutCartItem[], field: NonNullable<PriceCartOptions['itemField']>): ErrorDetail[] {
   if (items.length === 0) return [{ field: 'items', message: 'a checkout needs at least one item' }];
   if (items.length > MAX_CART_LINES) return [{ field: 'items', message: `at most ${MAX_CART_LINES} items` }];
@@ -79,15 +80,23 @@ function itemIssues(items: CheckoutCartItem[], field: NonNullable<PriceCartOptio
     if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_LINE_QUANTITY) {
       issues.push({ field: field(i, 'quantity'), message: `must be an integer from 1 to ${MAX_LINE_QUANTITY}` });
     }
-    // No variants exist yet (the inventory issue adds them), so any variant id names nothing.
-    if (item.variantId != null) issues.push({ field: field(i, 'variantId'), message: 'no such variant of this product' });
-    // One line per product (and variant): a repeat is a client's mistake, and merging would renumber the lines the errors name.
-    const key = `${item.productId}\u0000${item.variantId ?? ''}`;
-    const earlier = firstIndex.get(key);
-    if (earlier === undefined) firstIndex.set(key, i);
-    else issues.push({ field: field(i, 'productId'), message: `repeats ${field(earlier, 'productId')}: send one item with the total quantity` });
+    const repeat = repeatIssue(firstIndex, `${item.productId}\u0000${item.variantId ?? ''}`, i, field);
+    if (repeat) issues.push(repeat);
   });
   return issues;
+}
+
+/**
+ * One line per product (and variant): a repeat is a client's mistake, and merging would renumber the lines the
+ * errors name. `firstIndex` remembers where each key was first seen.
+ */
+function repeatIssue(firstIndex: Map<string, number>, key: string, i: number, field: NonNullable<PriceCartOptions['itemField']>): ErrorDetail | undefined {
+  const earlier = firstIndex.get(key);
+  if (earlier === undefined) {
+    firstIndex.set(key, i);
+    return undefined;
+  }
+  return { field: field(i, 'productId'), message: `repeats ${field(earlier, 'productId')}: send one item with the total quantity` };
 }
 
 export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, input: PriceCartInput, options: PriceCartOptions = {}): Promise<PricedCart> {
@@ -110,6 +119,14 @@ export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, inp
   });
   if (productIssues.length > 0) refuse(productIssues);
 
+  // The variant bought: the one named, else the product's default (docs/decisions/inventory.md, "Variants at checkout").
+  const { variants, issues: variantIssues } = await resolveCartVariants(sequelize, tenant, items, products, (i) => field(i, 'variantId'), transaction);
+  if (variantIssues.length > 0) refuse(variantIssues);
+  // Repeats as sent were refused above; what is left is an item without a variant next to one naming its default.
+  const resolvedIndex = new Map<string, number>();
+  const resolvedRepeats = items.flatMap((item, i) => repeatIssue(resolvedIndex, `${item.productId}\u0000${variants[i]?.id ?? ''}`, i, field) ?? []);
+  if (resolvedRepeats.length > 0) refuse(resolvedRepeats);
+
   const currencies = new Set(items.map((item) => products.get(item.productId)!.currency));
   if (currencies.size > 1) refuse([{ field: 'items', message: `all products of a checkout must share one currency (this one mixes ${[...currencies].sort().join(' and ')})` }]);
   const currency = [...currencies][0]!;
@@ -117,13 +134,23 @@ export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, inp
   // Catalogue prices are whole units; a checkout holds the smallest unit (lib/money.ts).
   const lines: CheckoutLineItem[] = items.map((item, i) => {
     const product = products.get(item.productId)!;
-    const unitAmount = toSmallestUnit(product.price, product.currency);
-    return { lineKey: String(i + 1), productId: product.id, variantId: null, name: product.name, quantity: item.quantity, unitAmount, amount: unitAmount * item.quantity };
+    const variant = variants[i] ?? null;
+    const unitAmount = toSmallestUnit(unitPriceOf(product, variant), product.currency);
+    return {
+      lineKey: String(i + 1),
+      productId: product.id,
+      variantId: variant?.id ?? null,
+      name: product.name,
+      variantName: variant?.name ?? null,
+      quantity: item.quantity,
+      unitAmount,
+      amount: unitAmount * item.quantity,
+    };
   });
   const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
   if (!Number.isSafeInteger(subtotal)) refuse([{ field: 'items', message: 'the total is larger than a checkout can hold' }]);
 
-  const discount = input.couponCode ? await applyCoupon(sequelize, tenant, input, subtotal, transaction) : null;
+  const discount = input.couponCode ? await applyCoupon(sequelize, tenant, input, lines, subtotal, transaction) : null;
   return {
     currency,
     lines,
@@ -139,7 +166,7 @@ export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, inp
  * A code that does not apply refuses the checkout (as Stripe refuses an inapplicable promotion code) rather
  * than charging the buyer a price they did not expect; the reason is in the details.
  */
-async function applyCoupon(sequelize: Sequelize, tenant: Tenant, input: PriceCartInput, subtotal: number, transaction?: Transaction) {
+async function applyCoupon(sequelize: Sequelize, tenant: Tenant, input: PriceCartInput, lines: CheckoutLineItem[], subtotal: number, transaction?: Transaction) {
   const code = input.couponCode!;
   const couponIssue = (reason: CouponRefusal, message: string): never => refuse([{ field: 'couponCode', message, reason }]);
   const quote = await validateDiscount(
@@ -147,7 +174,8 @@ async function applyCoupon(sequelize: Sequelize, tenant: Tenant, input: PriceCar
     {
       tenant,
       code,
-      items: input.items.map(({ productId, quantity }) => ({ productId, quantity })),
+      // The variants as resolved, so the quote prices the lines the buyer is charged for.
+      items: lines.map(({ productId, variantId, quantity }) => ({ productId: productId!, variantId, quantity })),
       customerEmail: input.customerEmail ?? null,
       customerId: input.customerId ?? null,
       now: input.now,

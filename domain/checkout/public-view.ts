@@ -1,5 +1,6 @@
 import type { Account, CheckoutSession, CheckoutStatus } from '../../db/models';
 import type { PaymentBackend } from './payment-backend';
+import { lineLabel } from './dto';
 
 /**
  * What a buyer holding a session's id may read (the hosted page's data): the price, the lines, the allowed methods,
@@ -36,7 +37,7 @@ export function toPublicCheckoutSessionDto(session: CheckoutSession, account: Me
     amount: session.amount,
     currency: session.currency,
     description: session.description,
-    lineItems: session.lineItems.map((line) => ({ name: line.name, quantity: line.quantity, unitAmount: line.unitAmount, amount: line.amount })),
+    lineItems: session.lineItems.map((line) => ({ name: lineLabel(line), quantity: line.quantity, unitAmount: line.unitAmount, amount: line.amount })),
     subtotal: session.subtotal,
     discountCode: session.discountCode,
     discountAmount: session.discountAmount,

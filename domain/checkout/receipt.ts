@@ -3,6 +3,7 @@ import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
 import type { DownloadLinks } from '../deliveries/links';
+import { lineLabel } from './dto';
 
 /**
  * A stored value as one line of at most `max` characters for the e-mail's checked payload: the session was
@@ -15,20 +16,33 @@ function oneLine(value: string, max: number): string {
 
 const isHttpUrl = (value: string | null): value is string => value !== null && /^https?:\/\//i.test(value);
 
+/** What a receipt is of: a fulfilled checkout session or a confirmed manual order, with its deliveries. */
+export interface ReceiptSource {
+  /** Whose deliveries the links and keys come from. */
+  deliveries: { checkoutSessionId: string } | { manualOrderId: string };
+  /** The reference the buyer sees: the session id or the order number. */
+  orderNumber: string;
+  customerName: string | null;
+  currency: string;
+  total: number;
+  lines: { lineKey: string; name: string; quantity: number; amount: number }[];
+  successUrl: string | null;
+}
+
 /**
- * The buyer's receipt (`checkout_receipt`) of a fulfilled session: its lines (or its description, for a session
- * without lines), the total paid, a freshly signed link per download delivery whose file still exists, and
- * every licence key. Read after the delivery steps, in the receipt step's transaction.
+ * The buyer's receipt (`checkout_receipt`): the lines, the total paid, a freshly signed link per download
+ * delivery whose file still exists, and every licence key. Read after the delivery steps, in the receipt
+ * step's transaction.
  */
-export async function checkoutReceipt(
+export async function purchaseReceipt(
   tx: Transaction,
   tenant: Tenant,
-  session: CheckoutSession,
+  source: ReceiptSource,
   links: DownloadLinks,
   now = Date.now(),
 ): Promise<EmailDataInput<'checkout_receipt'>> {
   const scope = tenantWhere(tenant);
-  const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id, ...scope }, transaction: tx });
+  const deliveries = await Delivery.findAll({ where: { ...source.deliveries, ...scope }, transaction: tx });
   const fileIds = deliveries.flatMap((d) => (d.kind === 'download' && d.fileId ? [d.fileId] : []));
   const files = new Map(
     (await ProductFile.findAll({ where: { id: { [Op.in]: fileIds }, ...scope }, attributes: ['id', 'fileName'], transaction: tx })).map((f) => [f.id, f.fileName]),
@@ -37,25 +51,44 @@ export async function checkoutReceipt(
 
   const downloads: { name: string; url: string }[] = [];
   const licenceKeys: { product: string; key: string }[] = [];
-  for (const line of session.lineItems) {
+  for (const line of source.lines) {
     const delivery = byLine.get(line.lineKey);
     const fileName = delivery?.fileId ? files.get(delivery.fileId) : undefined;
     if (delivery && delivery.kind === 'download' && fileName) downloads.push({ name: oneLine(fileName, 300) || 'Download', url: links.sign(delivery.id, now).url });
     if (delivery?.licenseKey) licenceKeys.push({ product: oneLine(line.name, 300) || 'Licence', key: delivery.licenseKey });
   }
 
-  const lines = session.lineItems.length
-    ? session.lineItems.map((line) => ({ name: oneLine(line.name, 300) || 'Item', quantity: line.quantity, amount: line.amount }))
-    : [{ name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
-  const buyerName = session.customerName ? oneLine(session.customerName, 200) : '';
+  const buyerName = source.customerName ? oneLine(source.customerName, 200) : '';
   return {
     ...(buyerName ? { buyerName } : {}),
-    orderNumber: session.id,
-    currency: session.currency as EmailDataInput<'checkout_receipt'>['currency'],
-    lines: lines.slice(0, 100),
-    total: session.amount,
+    orderNumber: source.orderNumber,
+    currency: source.currency as EmailDataInput<'checkout_receipt'>['currency'],
+    lines: source.lines.map((line) => ({ name: oneLine(line.name, 300) || 'Item', quantity: line.quantity, amount: line.amount })).slice(0, 100),
+    total: source.total,
     downloads: downloads.slice(0, 100),
     licenceKeys: licenceKeys.slice(0, 100),
-    ...(isHttpUrl(session.successUrl) ? { successUrl: session.successUrl } : {}),
+    ...(isHttpUrl(source.successUrl) ? { successUrl: source.successUrl } : {}),
   };
+}
+
+/** A fulfilled session's receipt: its lines, or its description for a session without lines. */
+export function checkoutReceipt(tx: Transaction, tenant: Tenant, session: CheckoutSession, links: DownloadLinks, now = Date.now()): Promise<EmailDataInput<'checkout_receipt'>> {
+  const lines = session.lineItems.length
+    ? session.lineItems.map((line) => ({ lineKey: line.lineKey, name: lineLabel(line), quantity: line.quantity, amount: line.amount }))
+    : [{ lineKey: '', name: oneLine(session.description, 300) || 'Purchase', quantity: 1, amount: session.amount }];
+  return purchaseReceipt(
+    tx,
+    tenant,
+    {
+      deliveries: { checkoutSessionId: session.id },
+      orderNumber: session.id,
+      customerName: session.customerName,
+      currency: session.currency,
+      total: session.amount,
+      lines,
+      successUrl: session.successUrl,
+    },
+    links,
+    now,
+  );
 }

@@ -1,5 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
-import { Account, CheckoutSession, PAYMENT_METHODS, Product, type CheckoutLineItem, type CheckoutStatus } from '../../db/models';
+import { Account, CheckoutSession, PAYMENT_METHODS, Product, Variant, type CheckoutLineItem, type CheckoutStatus } from '../../db/models';
 import { listPage, type PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
@@ -38,10 +38,32 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
         { field: 'productId', message: 'no published product with this id in this workspace' },
       ]);
     }
-    // No variants exist yet (the inventory issue adds them), so any variant id names nothing.
-    if (input.variantId !== undefined) throw validationError('variantId: no such variant of this product', [{ field: 'variantId', message: 'no such variant of this product' }]);
+    // The merchant sets the amount; the variant (the one named, else the product's default) says what is sold and reserved.
+    const variant = await variantOf(tx, tenant, product, input.variantId);
     const quantity = input.quantity ?? 1;
-    return [{ lineKey: '1', productId: product.id, variantId: null, name: product.name, quantity, unitAmount: input.amount / quantity, amount: input.amount }];
+    return [
+      {
+        lineKey: '1',
+        productId: product.id,
+        variantId: variant?.id ?? null,
+        name: product.name,
+        variantName: variant?.name ?? null,
+        quantity,
+        unitAmount: input.amount / quantity,
+        amount: input.amount,
+      },
+    ];
+  }
+
+  /** An active variant of the product: the one named (else 400 on variantId), or its default when none is named. */
+  async function variantOf(tx: Transaction, tenant: Tenant, product: Product, variantId: string | undefined): Promise<Variant | null> {
+    if (variantId === undefined && !product.hasVariants) return null;
+    const variant = await Variant.findOne({
+      where: { ...tenant, productId: product.id, archived: false, ...(variantId === undefined ? { isDefault: true } : { id: variantId }) },
+      transaction: tx,
+    });
+    if (!variant && variantId !== undefined) throw validationError('variantId: no such variant of this product', [{ field: 'variantId', message: 'no such variant of this product' }]);
+    return variant;
   }
 
   function checkExpiry(expiresAt: string | undefined, now: Date): Date | null {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ShippingAddress } from '../../db/models';
-import { multiLine, singleLine, stringMap } from '../../lib/text';
+import { emailAddress, multiLine, singleLine, stringMap } from '../../lib/text';
 import { clearable, optionalText, webUrl } from '../credibility/fields';
 import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../products/inputs';
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from './pricing';
@@ -10,18 +10,7 @@ import { MAX_CART_LINES, MAX_LINE_QUANTITY } from './pricing';
  * leaves open (docs/decisions/storefront-checkout.md, Request fields). Unknown fields are refused.
  */
 
-/**
- * Customer e-mail bounds (document 2, Customer: at most 320) and an address a mail server accepts. zod's e-mail
- * rule admits ASCII only, so no control or bidi character passes: the text rule's pattern is left out of the
- * document, where beside `format: email` it made schema-driven generators (the fuzzer) search for minutes.
- */
-const emailFormat = z.email();
-export const buyerEmail = z
-  .string()
-  .max(320)
-  .trim()
-  .refine((v) => emailFormat.safeParse(v).success, 'must be an e-mail address')
-  .meta({ format: 'email', description: 'The buyer’s e-mail, where receipts, download links and licence keys go; at most 320 characters' });
+export const buyerEmail = emailAddress().meta({ description: 'The buyer’s e-mail, where receipts, download links and licence keys go; at most 320 characters' });
 
 /** Digits with the usual separators and an optional leading +, as people write numbers. */
 const phone = singleLine({ min: 1, max: 30 })
@@ -66,7 +55,10 @@ const metadata = stringMap({ keyMax: 40, maxKeys: METADATA_MAX_KEYS, value: mult
 const variantId = singleLine({ min: 1, max: 100, trim: false })
   .nullable()
   .optional()
-  .meta({ description: 'Products have no variants until the inventory module adds them: any value is refused for now' });
+  .meta({
+    description:
+      'An active variant of the product (priced at price + priceDelta); omitted or null: the product’s default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the checkout is 409 INSUFFICIENT_STOCK',
+  });
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
 

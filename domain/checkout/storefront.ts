@@ -1,13 +1,16 @@
 import type { Transaction } from 'sequelize';
 import { readCartProductBySlug } from '../../db/cart-products';
-import { PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
+import { Account, PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { validationError } from '../../lib/errors';
+import { createShippingPartners } from '../../lib/shipping';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
+import { assertShippingChoice, shippingChoiceOf } from '../shipping/create';
 import { resolveStorefront } from '../storefront/merchant';
 import { startRecordedNow } from '../workflow-starts';
 import { insertCheckoutSession } from './create';
+import { lineLabel } from './dto';
 import { hostedCheckoutUrl } from './payment-backend';
 import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from './pricing';
 import { toShippingAddress, type BuyNowBody, type CartCheckoutBody } from './storefront-inputs';
@@ -17,7 +20,7 @@ const DESCRIPTION_NAMES = 3;
 
 /** What the buyer reads on the hosted page and the merchant in the list: the product, or the first few of a cart. */
 export function describeLines(lines: PricedCart['lines']): string {
-  const names = lines.slice(0, DESCRIPTION_NAMES).map((line) => (line.quantity > 1 ? `${line.name} × ${line.quantity}` : line.name));
+  const names = lines.slice(0, DESCRIPTION_NAMES).map((line) => (line.quantity > 1 ? `${lineLabel(line)} × ${line.quantity}` : lineLabel(line)));
   const rest = lines.length - DESCRIPTION_NAMES;
   return rest > 0 ? `${names.join(', ')} and ${rest} more` : names.join(', ');
 }
@@ -34,6 +37,7 @@ type Buyer = Omit<BuyNowBody, 'variantId' | 'quantity'>;
  */
 export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'starters' | 'logger'>) {
   const { sequelize, config } = deps;
+  const partners = createShippingPartners(config);
 
   async function create(
     tenant: Tenant,
@@ -41,6 +45,12 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     buyer: Buyer,
     itemsOf: (tx: Transaction) => Promise<{ items: CheckoutCartItem[]; options?: PriceCartOptions }>,
   ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
+    // With the fulfilment module on, a courier chosen in metadata ships the order, so it must be one the partner
+    // offers (asked before the transaction); with the module off the keys are plain metadata.
+    const choice = shippingChoiceOf(buyer.metadata ?? {});
+    if (choice && (await Account.findByPk(tenant.accountId, { attributes: ['fulfillmentEnabled'] }))?.fulfillmentEnabled) {
+      await assertShippingChoice(partners, tenant, choice);
+    }
     const { session, workflowId } = await sequelize.transaction(async (tx) => {
       const { items, options } = await itemsOf(tx);
       const priced = await priceCart(tx, tenant, { items, couponCode: buyer.couponCode, customerEmail: buyer.email }, options);

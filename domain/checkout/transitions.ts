@@ -3,6 +3,7 @@ import { CheckoutSession, type PaymentMethod } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
+import { settleInvoiceOfSession } from '../invoices/settle';
 import type { Starters } from '../workflow-starters';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import type { PaymentBackend, PaymentSubmission } from './payment-backend';
@@ -55,7 +56,8 @@ export async function payCheckoutSession(
 /**
  * Marks a session `completed` (the merchant saw the transfer, or a provider's callback) and records, in the same
  * transaction, the signal that wakes its workflow for fulfilment: a crash after the commit delays fulfilment,
- * never loses it. `from` is the status the caller may complete.
+ * never loses it. The invoice the session collects, if any, is paid in the same transaction. `from` is the
+ * status the caller may complete.
  */
 export async function completeCheckoutSession(
   deps: TransitionDeps,
@@ -68,6 +70,7 @@ export async function completeCheckoutSession(
     if (!session) throw notFound('Checkout session');
     if (session.status !== from) throw stateConflict(session, `only a ${from} session can be completed`);
     await session.update({ status: 'completed', completedAt: now }, { transaction: tx });
+    if (session.source === 'invoice') await settleInvoiceOfSession(tx, tenant, session.id, now);
     const workflowId = await recordStart(tx, tenant, {
       workflowType: 'checkoutCompleted',
       input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: session.expiresAt.toISOString() },

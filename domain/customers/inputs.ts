@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { emailAddress, singleLine, stringMap } from '../../lib/text';
 
 /** Document 2's Limits: at most 50 string entries; keys and values bounded like product metadata. */
@@ -16,11 +17,12 @@ export const CreateCustomerBody = z
   .meta({ id: 'CreateCustomerBody' });
 export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
 
-export const UpdateCustomerBody = z
-  .strictObject({
+export const UpdateCustomerBody = patchBody(
+  z.strictObject({
     email: emailAddress().optional(),
     name: singleLine({ min: 1, max: 255 }).optional(),
     metadata: metadata.nullable().optional().meta({ description: '`null` clears it; an object replaces it whole' }),
-  })
-  .meta({ id: 'UpdateCustomerBody' });
+  }),
+  'UpdateCustomerBody',
+);
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;

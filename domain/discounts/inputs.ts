@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { DISCOUNT_SCOPES, DISCOUNT_TYPES, type DiscountScope, type DiscountType } from '../../db/models/discount-code';
 import { CURRENCIES } from '../../db/models/product';
 import type { ErrorDetail } from '../../lib/errors';
@@ -103,9 +104,10 @@ export const CreateDiscountCodeBody = z
 export type CreateDiscountCodeBody = z.infer<typeof CreateDiscountCodeBody>;
 
 /** Every create field but `code` (not patchable: sending it is 400), all optional, at least one. */
-export const UpdateDiscountCodeBody = z
-  .object({ ...editable, type: editable.type.optional(), value: editable.value.optional(), currency: editable.currency.optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateDiscountCodeBody' });
+export const UpdateDiscountCodeBody = patchBody(
+  z
+    .object({ ...editable, type: editable.type.optional(), value: editable.value.optional(), currency: editable.currency.optional() })
+    .strict(),
+  'UpdateDiscountCodeBody',
+);
 export type UpdateDiscountCodeBody = z.infer<typeof UpdateDiscountCodeBody>;

@@ -5,6 +5,7 @@ import { DiscountCode, type Currency, type DiscountType } from '../../db/models'
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { validationError, type ErrorDetail } from '../../lib/errors';
 import { toSmallestUnit } from '../../lib/money';
+import { resolveCartVariants, unitPriceOf } from '../inventory/cart-variants';
 import { discountAmount, lineIsEligible, type PricedLine } from './amount';
 import { SHIPPING_TYPES } from './inputs';
 
@@ -68,15 +69,16 @@ async function priceCart(sequelize: Sequelize, tenant: Tenant, items: CartItem[]
   const issues: ErrorDetail[] = [];
   items.forEach((item, i) => {
     if (!products.has(item.productId)) issues.push({ field: `items.${i}.productId`, message: 'no published product with this id in this store' });
-    // No variants exist yet (the inventory issue adds them), so any variant id names nothing.
-    if (item.variantId != null) issues.push({ field: `items.${i}.variantId`, message: 'no such variant of this product' });
   });
+  // The variant priced as checkout prices it: the one named (an active variant of the product), else the default.
+  const { variants, issues: variantIssues } = await resolveCartVariants(sequelize, tenant, items, products, (i) => `items.${i}.variantId`, transaction);
+  issues.push(...variantIssues);
   const currencies = new Set([...products.values()].map((p) => p.currency));
   if (issues.length === 0 && currencies.size > 1) issues.push({ field: 'items', message: 'all products of a cart must share one currency' });
   if (issues.length > 0) throw validationError(`${issues[0]!.field}: ${issues[0]!.message}`, issues);
-  const lines = items.map((item) => {
+  const lines = items.map((item, i) => {
     const product = products.get(item.productId)!;
-    return { productId: product.id, tags: product.tags, amount: toSmallestUnit(product.price * item.quantity, product.currency) };
+    return { productId: product.id, tags: product.tags, amount: toSmallestUnit(unitPriceOf(product, variants[i] ?? null) * item.quantity, product.currency) };
   });
   return { lines, currency: [...currencies][0]! };
 }

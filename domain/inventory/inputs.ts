@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { multiLine, singleLine } from '../../lib/text';
 
 /**
@@ -29,11 +30,12 @@ const warehouseFields = {
 export const CreateWarehouseBody = z.object(warehouseFields).strict().meta({ id: 'CreateWarehouseBody' });
 export type CreateWarehouseBody = z.infer<typeof CreateWarehouseBody>;
 
-export const UpdateWarehouseBody = z
-  .object({ ...warehouseFields, name: warehouseFields.name.optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateWarehouseBody' });
+export const UpdateWarehouseBody = patchBody(
+  z
+    .object({ ...warehouseFields, name: warehouseFields.name.optional() })
+    .strict(),
+  'UpdateWarehouseBody',
+);
 export type UpdateWarehouseBody = z.infer<typeof UpdateWarehouseBody>;
 
 const variantFields = {
@@ -58,11 +60,12 @@ export const CreateVariantBody = z
 export type CreateVariantBody = z.infer<typeof CreateVariantBody>;
 
 /** Every create field but `productId` (a variant stays with its product: sending it is 400). */
-export const UpdateVariantBody = z
-  .object({ ...variantFields, name: variantFields.name.optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateVariantBody' });
+export const UpdateVariantBody = patchBody(
+  z
+    .object({ ...variantFields, name: variantFields.name.optional() })
+    .strict(),
+  'UpdateVariantBody',
+);
 export type UpdateVariantBody = z.infer<typeof UpdateVariantBody>;
 
 /** Document 1's adjustment reasons: each moves `available` by `delta`. */

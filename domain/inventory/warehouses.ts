@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { lockWarehouseDefaults } from '../../db/inventory';
 import { Warehouse } from '../../db/models';
 import { listPage, type PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
@@ -18,12 +19,7 @@ export const warehouseNotFound = () => new AppError('NOT_FOUND', 'Warehouse not 
  * both demote (the partial unique index backs that up).
  */
 export function createWarehouseService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
-  async function lockDefaults(tx: Transaction, tenant: Tenant): Promise<void> {
-    await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
-      replacements: { key: `warehouse-default:${tenant.accountId}:${tenant.environment}` },
-      transaction: tx,
-    });
-  }
+  const lockDefaults = (tx: Transaction, tenant: Tenant) => lockWarehouseDefaults(tx, tenant, 'exclusive');
 
   async function demoteDefault(tx: Transaction, tenant: Tenant): Promise<void> {
     await Warehouse.update({ isDefault: false }, { where: { ...tenant, isDefault: true }, transaction: tx });

@@ -1,6 +1,14 @@
-import type { Transaction } from 'sequelize';
-import { countActivations, deleteActivation, findLicense, insertActivation, isActivated } from '../../db/licenses';
-import { License } from '../../db/models';
+import {
+  ACTIVATION_STATE_SQL,
+  COUNT_ACTIVATIONS_SQL,
+  DELETE_ACTIVATION_SQL,
+  INSERT_ACTIVATION_SQL,
+  LOCK_LICENSE_SQL,
+  VALIDATE_LICENSE_SQL,
+  type LicenseValidationRow,
+  type LockedLicense,
+} from '../../db/licenses';
+import { plainQuery, plainTransaction, type PlainStatement } from '../../db/plain-query';
 import { AppError, notFound } from '../../lib/errors';
 import type { ServiceDeps } from '../service-deps';
 import { licenseStatus } from './status';
@@ -21,8 +29,8 @@ export interface LicenseValidation {
  */
 export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   /** The licence under a row lock, so activations and deactivations of one key run one at a time; revoked is not found. */
-  async function lockUsable(tx: Transaction, key: string): Promise<License> {
-    const license = await License.findOne({ where: { key }, lock: tx.LOCK.UPDATE, transaction: tx });
+  async function lockUsable(query: PlainStatement, key: string): Promise<LockedLicense> {
+    const [license] = await query<LockedLicense>(LOCK_LICENSE_SQL, [key]);
     if (!license || licenseStatus(license) === 'revoked') throw notFound('Licence');
     return license;
   }
@@ -33,7 +41,7 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
      * or one of another product; an expired licence is `valid: false` with its figures, so software can say why.
      */
     async validate(key: string, productId?: string): Promise<LicenseValidation> {
-      const row = await findLicense(sequelize, key);
+      const [row] = await plainQuery<LicenseValidationRow>(sequelize, VALIDATE_LICENSE_SQL, [key]);
       const status = row && licenseStatus(row);
       if (!row || status === 'revoked' || (productId !== undefined && row.productId !== productId)) {
         return { valid: false, key, productId: null, activations: null, maxActivations: null, expiresAt: null };
@@ -53,27 +61,28 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
      * lock the count is exact: concurrent activations of distinct instances never exceed `maxActivations`.
      */
     async activate(key: string, instanceId: string) {
-      return sequelize.transaction(async (tx) => {
-        const license = await lockUsable(tx, key);
+      return plainTransaction(sequelize, async (query) => {
+        const license = await lockUsable(query, key);
         if (licenseStatus(license) === 'expired') throw new AppError('SUBSCRIPTION_INACTIVE', 'This licence has expired');
-        const activations = await countActivations(sequelize, license.id, tx);
+        const [state] = await query<{ activations: number; active: boolean }>(ACTIVATION_STATE_SQL, [license.id, instanceId]);
+        const { activations, active } = state!;
         const answer = { activated: true, key, maxActivations: license.maxActivations, instanceId };
-        if (await isActivated(sequelize, license.id, instanceId, tx)) return { ...answer, activations, alreadyActive: true };
+        if (active) return { ...answer, activations, alreadyActive: true };
         if (activations >= license.maxActivations) {
           throw new AppError('ACTIVATION_LIMIT_REACHED', `This licence is active on ${activations} of ${license.maxActivations} instances; deactivate one first`);
         }
-        await insertActivation(sequelize, license.id, instanceId, tx);
+        await query(INSERT_ACTIVATION_SQL, [license.id, instanceId]);
         return { ...answer, activations: activations + 1, alreadyActive: false };
       });
     },
 
     /** Frees the instance's slot; an instance that was not active is `alreadyDeactivated`. An expired licence may still free slots. */
     async deactivate(key: string, instanceId: string) {
-      return sequelize.transaction(async (tx) => {
-        const license = await lockUsable(tx, key);
-        const removed = await deleteActivation(sequelize, license.id, instanceId, tx);
-        const activations = await countActivations(sequelize, license.id, tx);
-        return { deactivated: true, key, activations, instanceId, alreadyDeactivated: !removed };
+      return plainTransaction(sequelize, async (query) => {
+        const license = await lockUsable(query, key);
+        const removed = await query(DELETE_ACTIVATION_SQL, [license.id, instanceId]);
+        const [counted] = await query<{ activations: number }>(COUNT_ACTIVATIONS_SQL, [license.id]);
+        return { deactivated: true, key, activations: counted!.activations, instanceId, alreadyDeactivated: removed.length === 0 };
       });
     },
   };

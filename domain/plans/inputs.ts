@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { BILLING_INTERVALS } from '../../db/models';
 import { multiLine, singleLine, stringMap } from '../../lib/text';
 
@@ -28,16 +29,17 @@ export type CreatePlanBody = z.infer<typeof CreatePlanBody>;
  * Patchable (docs/decisions/billing.md): name, description, amount (future periods only), trialDays (future
  * subscriptions only), active, metadata. Currency and interval shape what running subscriptions owe: fixed.
  */
-export const UpdatePlanBody = z
-  .strictObject({
+export const UpdatePlanBody = patchBody(
+  z.strictObject({
     name: singleLine({ min: 1, max: 100 }).optional(),
     description: multiLine({ max: 1000 }).nullable().optional(),
     amount: amount.optional(),
     trialDays: z.int().min(0).max(730).nullable().optional(),
     active: z.boolean().optional(),
     metadata: metadata.nullable().optional(),
-  })
-  .meta({ id: 'UpdatePlanBody' });
+  }),
+  'UpdatePlanBody',
+);
 export type UpdatePlanBody = z.infer<typeof UpdatePlanBody>;
 
 export const CreatePlanPriceBody = z
@@ -52,10 +54,11 @@ export const CreatePlanPriceBody = z
 export type CreatePlanPriceBody = z.infer<typeof CreatePlanPriceBody>;
 
 /** Only `nickname` and `active`: amount and currency are immutable (any other field is 400, as unknown). */
-export const UpdatePlanPriceBody = z
-  .strictObject({
+export const UpdatePlanPriceBody = patchBody(
+  z.strictObject({
     nickname: singleLine({ min: 1, max: 100 }).nullable().optional(),
     active: z.boolean().optional(),
-  })
-  .meta({ id: 'UpdatePlanPriceBody' });
+  }),
+  'UpdatePlanPriceBody',
+);
 export type UpdatePlanPriceBody = z.infer<typeof UpdatePlanPriceBody>;

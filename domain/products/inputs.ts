@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { CURRENCIES, PRODUCT_TYPES } from '../../db/models/product';
 import { multiLine, singleLine, stringMap } from '../../lib/text';
 
@@ -84,16 +85,16 @@ export const CreateProductBody = z
   .meta({ id: 'CreateProductBody' });
 export type CreateProductBody = z.infer<typeof CreateProductBody>;
 
-export const UpdateProductBody = z
-  .object({
-    ...editable,
-    name: editable.name.optional(),
-    price: editable.price.optional(),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  // minProperties: the refine above, which JSON Schema cannot see.
-  .meta({ id: 'UpdateProductBody', minProperties: 1 });
+export const UpdateProductBody = patchBody(
+  z
+    .object({
+      ...editable,
+      name: editable.name.optional(),
+      price: editable.price.optional(),
+    })
+    .strict(),
+  'UpdateProductBody',
+);
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 /** A file's name, uploaded or registered: buyers see it, so it is single-line (no bidi spoofing of the extension). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { clearable, optionalText } from '../credibility/fields';
 
 /** Codes are what buyers type or see in a link: letters, digits, `-` and `_`. Unique per workspace case-insensitively. */
@@ -16,11 +17,12 @@ export const CreateReferralLinkBody = z
   .meta({ id: 'CreateReferralLinkBody' });
 export type CreateReferralLinkBody = z.infer<typeof CreateReferralLinkBody>;
 
-export const UpdateReferralLinkBody = z
-  .object({ label: optionalText(100).optional(), targetProductId: productId.optional(), active: z.boolean().optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateReferralLinkBody' });
+export const UpdateReferralLinkBody = patchBody(
+  z
+    .object({ label: optionalText(100).optional(), targetProductId: productId.optional(), active: z.boolean().optional() })
+    .strict(),
+  'UpdateReferralLinkBody',
+);
 export type UpdateReferralLinkBody = z.infer<typeof UpdateReferralLinkBody>;
 
 export const CaptureReferralBody = z

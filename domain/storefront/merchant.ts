@@ -5,6 +5,13 @@ import type { Tenant } from '../../db/tenancy';
 import { forbidden, notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 
+/**
+ * The first path segments of public storefront routes that belong to no merchant (`/resolve/:slug`,
+ * `/order/:deliveryId`, `/downloads/:token`, …). They are declared before every `/:merchantSlug/…` route,
+ * never rewritten on a custom domain, and refused as workspace slugs, so no store's pages hide behind them.
+ */
+export const GLOBAL_STOREFRONT_SEGMENTS: ReadonlySet<string> = new Set(['resolve', 'order', 'track', 'validate-discount', 'abandoned-cart', 'downloads']);
+
 /** A workspace as its public storefront shows it. */
 export interface Merchant {
   id: string;

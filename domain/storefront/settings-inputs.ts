@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { clearable, optionalText, requiredText } from '../credibility/fields';
 
 /**
@@ -29,33 +30,34 @@ const hostname = z
 
 export const MAX_CUSTOM_DOMAINS = 10;
 
-export const UpdateStorefrontSettingsBody = z
-  .object({
-    name: requiredText(200),
-    description: optionalText(2000),
-    brandColor: clearable(z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')),
-    brandLogo: httpUrl,
-    brandBanner: httpUrl,
-    metaPixelId: pixelId,
-    googleTagId: pixelId,
-    tiktokPixelId: pixelId,
-    customDomains: z
-      .array(hostname)
-      .max(MAX_CUSTOM_DOMAINS)
-      .transform((hosts) => [...new Set(hosts)])
-      .meta({ description: `Hostnames serving this storefront, replaced whole; unique across all workspaces (at most ${MAX_CUSTOM_DOMAINS})` }),
-    manualPayment: z
-      .object({
-        bankName: optionalText(100),
-        accountNumber: optionalText(50),
-        accountHolder: optionalText(100),
-        instructions: optionalText(2000),
-      })
-      .partial()
-      .strict(),
-  })
-  .partial()
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to update')
-  .meta({ id: 'UpdateStorefrontSettingsBody' });
+export const UpdateStorefrontSettingsBody = patchBody(
+  z
+    .object({
+      name: requiredText(200),
+      description: optionalText(2000),
+      brandColor: clearable(z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')),
+      brandLogo: httpUrl,
+      brandBanner: httpUrl,
+      metaPixelId: pixelId,
+      googleTagId: pixelId,
+      tiktokPixelId: pixelId,
+      customDomains: z
+        .array(hostname)
+        .max(MAX_CUSTOM_DOMAINS)
+        .transform((hosts) => [...new Set(hosts)])
+        .meta({ description: `Hostnames serving this storefront, replaced whole; unique across all workspaces (at most ${MAX_CUSTOM_DOMAINS})` }),
+      manualPayment: z
+        .object({
+          bankName: optionalText(100),
+          accountNumber: optionalText(50),
+          accountHolder: optionalText(100),
+          instructions: optionalText(2000),
+        })
+        .partial()
+        .strict(),
+    })
+    .partial()
+    .strict(),
+  'UpdateStorefrontSettingsBody',
+);
 export type UpdateStorefrontSettingsBody = z.infer<typeof UpdateStorefrontSettingsBody>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../lib/patch-body';
 import { EVENT_TYPES, isEventType } from '../../lib/event-types';
 import { SINGLE_LINE_CHAR, singleLine } from '../../lib/text';
 
@@ -61,17 +62,18 @@ export const CreateWebhookEndpointBody = z
   .meta({ id: 'CreateWebhookEndpointBody' });
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
 
-export const UpdateWebhookEndpointBody = z
-  .object({
-    url: WebhookUrl.optional().meta({ description: 'New events go here; pending retries of older events keep the old URL.' }),
-    events: EventTypes.optional(),
-    description: Description.optional(),
-    active: z.boolean().optional(),
-    rotateSecret: z.boolean().optional().meta({ description: 'true: a new secret is returned and the old one stops signing at once.' }),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-  .meta({ id: 'UpdateWebhookEndpointBody', minProperties: 1 });
+export const UpdateWebhookEndpointBody = patchBody(
+  z
+    .object({
+      url: WebhookUrl.optional().meta({ description: 'New events go here; pending retries of older events keep the old URL.' }),
+      events: EventTypes.optional(),
+      description: Description.optional(),
+      active: z.boolean().optional(),
+      rotateSecret: z.boolean().optional().meta({ description: 'true: a new secret is returned and the old one stops signing at once.' }),
+    })
+    .strict(),
+  'UpdateWebhookEndpointBody',
+);
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
 
 export const SendTestEventBody = z

@@ -4,6 +4,7 @@ import { AppError, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { issueKey } from '../api-keys/service';
 import type { ServiceDeps } from '../service-deps';
+import { GLOBAL_STOREFRONT_SEGMENTS } from '../storefront/merchant';
 
 export interface CreatedWorkspace {
   accountId: string;
@@ -29,6 +30,10 @@ export function createWorkspaceService({ sequelize }: Pick<ServiceDeps, 'sequeli
       if (name.length < 1 || name.length > 200) throw validationError('name must be 1 to 200 characters');
       if (input.slug != null && !SLUG_PATTERN.test(input.slug)) {
         throw validationError('slug must be 2 to 80 characters of a-z, 0-9 and hyphens');
+      }
+      // The storefront's paths under such a slug are another route's (`/order/:deliveryId`, …).
+      if (input.slug != null && GLOBAL_STOREFRONT_SEGMENTS.has(input.slug)) {
+        throw validationError(`slug "${input.slug}" is reserved: the public storefront uses it for its own routes`, [{ field: 'slug', message: 'reserved' }]);
       }
       try {
         return await sequelize.transaction(async (tx) => {

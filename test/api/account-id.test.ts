@@ -4,6 +4,8 @@ import { recordAttempt } from '../../domain/webhooks/deliveries';
 import { http, useTestApi } from '../helpers/context';
 import { RESOURCES } from '../helpers/credibility';
 import { insertDelivery } from '../fixtures/deliveries';
+import { fundAvailable } from '../fixtures/payouts';
+import { insertShipment } from '../fixtures/shipping';
 import { issueLicense } from '../../domain/licenses/issue';
 
 /**
@@ -102,7 +104,8 @@ describe('accountId on every resource object', () => {
         Object.values(ops).flatMap((op) => Object.values(op.responses['200']?.content ?? {}).flatMap((c) => resourceSchemas(document, c.schema).map((r) => r.name))),
       ),
     );
-    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery']));
+    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery', 'Invoice']));
+    expect([...names]).toEqual(expect.arrayContaining(['ApiKey', 'Product', 'ProductFile', 'WebhookEndpoint', 'WebhookDeliveryAttempt', 'PortfolioItem', 'Delivery', 'Payout']));
   });
 
   it('the check fails for a resource schema without accountId', async () => {
@@ -136,18 +139,39 @@ describe('accountId on every resource object', () => {
     await post('/api/v1/discount-codes', { code: 'ACCOUNTID', type: 'percent', value: 5, currency: 'USD' });
     await post('/api/v1/referral-links', { code: 'accountid' });
     await post('/api/v1/blog-posts', { title: 'A post' });
-    await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
+    const customer = await post('/api/v1/payment/customers', { email: 'accountid@example.com', name: 'Account Id' });
     await post('/api/v1/payment/plans', { name: 'Monthly', amount: 50_000, currency: 'IDR', interval: 'monthly' });
     await post('/api/v1/modules', { module: 'fulfillment', enabled: true });
     const warehouse = await post('/api/v1/inventory/warehouses', { name: 'Main' });
     const mug = await post('/api/v1/storefront/products', { name: 'Mug', price: 10, currency: 'USD', type: 'physical', weight: 300, published: true });
     const variant = await post('/api/v1/inventory/variants', { productId: mug.id, name: 'Blue' });
     await post('/api/v1/inventory/adjust', { variantId: variant.id, warehouseId: warehouse.id, delta: 5, reason: 'initial_stock' });
+    // No merchant route creates a manual order: the public manual checkout does (in the test environment with the pk_test key).
+    const order = await http<{ data: { id: string } }>(t.api.baseUrl, 'POST', `/api/v1/storefront/public/${ws.slug}/manual-checkout`, {
+      key: ws.publishableKey,
+      body: { email: 'buyer@example.test', productId: product.id },
+    });
+    expect(order.status).toBe(201);
+    created.add(order.body.data.id);
+    await post('/api/v1/billing/invoices', { customerId: customer.id, currency: 'IDR', lineItems: [{ description: 'Setup', quantity: 1, unitAmount: 100_000 }] });
+    expect((await http(t.api.baseUrl, 'PATCH', '/api/v1/shipping/origin', { key, body: { address: 'Jl. Gatot Subroto 12', contactName: 'Gudang', contactPhone: '021 555' } })).status).toBe(200);
+    // No API creates a shipment; checkout completion does, through this same function.
+    created.add(await insertShipment(t.ctx.sequelize, ws));
     // No API creates a licence; checkout fulfilment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
     // No API creates a delivery either; fulfilment writes the row.
     created.add((await insertDelivery(t.ctx.sequelize, ws, String(product.id), { session: null })).id);
     await post('/api/v1/payment/checkout-sessions', { amount: 1000, currency: 'USD', description: 'Ebook', customerEmail: 'buyer@example.com', productId: product.id });
+    // A payout needs money that has settled (fulfilment credits it; the fixture settles it at once) and a bank account.
+    await fundAvailable(t.ctx.sequelize, ws, 5_000);
+    const bank = await http<{ data: { accountId: string } }>(t.api.baseUrl, 'PATCH', '/api/v1/payouts/bank-account', {
+      key,
+      body: { bankName: 'Bank', bankAccountNumber: '123', bankAccountHolder: 'Holder' },
+    });
+    expect(bank.body.data.accountId).toBe(ws.accountId);
+    await post('/api/v1/payouts', { amount: 1_000, currency: 'USD' });
+    const balances = await http<{ data: Array<{ accountId: string }> }>(t.api.baseUrl, 'GET', '/api/v1/payouts/balance', { key });
+    expect(balances.body.data.map((b) => b.accountId)).toEqual([ws.accountId]);
     const endpoint = await post('/api/v1/payment/webhook-endpoints', { url: 'https://hooks.example.com/commerce' });
     // No API creates a delivery attempt; the delivery activity records one through this same function.
     await recordAttempt(t.ctx.sequelize, {
@@ -219,6 +243,10 @@ describe('accountId on every resource object', () => {
         'sk GET /v1/inventory/warehouses/{id}',
         'sk GET /v1/inventory/variants/{id}',
         'sk GET /v1/inventory/movements',
+        'sk GET /v1/payouts',
+        'sk GET /v1/payouts/{id}',
+        'sk GET /v1/shipping/shipments',
+        'sk GET /v1/shipping/shipments/{id}',
       ]),
     );
 

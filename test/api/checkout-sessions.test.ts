@@ -75,7 +75,7 @@ describe('POST /v1/payment/checkout-sessions', () => {
       hostedUrl: `${PUBLIC_BASE_URL}/checkout/${id}`,
       successUrl: 'https://shop.example.com/thanks',
       cancelUrl: 'http://shop.example.com/cart',
-      lineItems: [{ lineKey: '1', productId, variantId: null, name: 'Illustration pack', quantity: 3, unitAmount: 5_000, amount: 15_000 }],
+      lineItems: [{ lineKey: '1', productId, variantId: null, name: 'Illustration pack', variantName: null, quantity: 3, unitAmount: 5_000, amount: 15_000 }],
       subtotal: 15_000,
       discountCode: null,
       discountAmount: 0,
@@ -143,7 +143,7 @@ describe('POST /v1/payment/checkout-sessions', () => {
     const ws = await t.ctx.createWorkspace();
     const productId = await createProduct(t.api.baseUrl, ws.secretKey, { name: 'Ebook' });
     const session = await createSession(t.api.baseUrl, ws.secretKey, { productId, amount: 99_000 });
-    expect(session.lineItems).toEqual([{ lineKey: '1', productId, variantId: null, name: 'Ebook', quantity: 1, unitAmount: 99_000, amount: 99_000 }]);
+    expect(session.lineItems).toEqual([{ lineKey: '1', productId, variantId: null, name: 'Ebook', variantName: null, quantity: 1, unitAmount: 99_000, amount: 99_000 }]);
     await createSession(t.api.baseUrl, ws.secretKey, {
       amount: Number.MAX_SAFE_INTEGER,
       description: 'd'.repeat(500),
@@ -212,7 +212,7 @@ describe('POST /v1/payment/checkout-sessions', () => {
       ['an unpublished product', (f) => ({ productId: f.unpublishedId }), 'productId'],
       ['an archived product', (f) => ({ productId: f.archivedId }), 'productId'],
       ['an unknown product', () => ({ productId: newId('prod') }), 'productId'],
-      ['a variant (none exist yet)', (f) => ({ productId: f.productId, variantId: newId('var') }), 'variantId'],
+      ['an unknown variant', (f) => ({ productId: f.productId, variantId: newId('var') }), 'variantId'],
       ['a variant without a product', () => ({ variantId: newId('var') }), 'variantId'],
       ['a quantity without a product', () => ({ quantity: 2 }), 'quantity'],
       ['quantity 0', (f) => ({ productId: f.productId, quantity: 0 }), 'quantity'],

@@ -1,5 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { hashKey } from '../../lib/api-key-secrets';
+import { requireEncryptionKey } from '../../lib/config';
+import { createCryptoBox } from '../../lib/crypto-box';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertApiKeys } from '../fixtures/api-keys';
 import { insertCredibilityItem } from '../fixtures/credibility';
@@ -10,7 +12,11 @@ import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDiscountCode } from '../fixtures/discounts';
 import { insertCustomer, insertPlanWithPrice } from '../fixtures/billing';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
+import { insertInvoice } from '../fixtures/invoices';
+import { insertBookedShipment, insertOrigin } from '../fixtures/shipping';
 import { insertLicense } from '../fixtures/licenses';
+import { insertManualOrder } from '../fixtures/manual-orders';
+import { insertPayoutRow } from '../fixtures/payouts';
 import { insertReferralLink } from '../fixtures/referrals';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
@@ -45,6 +51,10 @@ interface Owned {
   planPriceId: string;
   warehouseId: string;
   variantId: string;
+  manualOrderId: string;
+  invoiceId: string;
+  payoutId: string;
+  shipmentId: string;
 }
 
 interface Probe {
@@ -90,6 +100,20 @@ const PROBES: Record<string, Probe> = {
     code: 'NOT_FOUND',
   },
   '/v1/inventory/variants/{id}': { params: (o) => ({ id: o.variantId }), methods: { get: null, patch: { name: 'Taken over', isDefault: true }, delete: null } },
+  '/v1/manual-orders/{id}': { params: (o) => ({ id: o.manualOrderId }), methods: { get: null, patch: { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Taken over' } } },
+  '/v1/payment/invoices/{id}': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/pdf': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  '/v1/payment/invoices/{id}/html': { params: (o) => ({ id: o.invoiceId }), methods: { get: null } },
+  // Open, so that a void would land if the ownership check let it through.
+  '/v1/billing/invoices/{id}/void': { params: (o) => ({ id: o.invoiceId }), methods: { post: null } },
+  '/v1/payouts/{id}': { params: (o) => ({ id: o.payoutId }), methods: { get: null } },
+  '/v1/payouts/{id}/cancel': { params: (o) => ({ id: o.payoutId }), methods: { post: null } },
+  '/v1/payouts/{id}/mark-in-transit': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-paid': { params: (o) => ({ id: o.payoutId }), methods: { post: { reference: 'Taken over' } } },
+  '/v1/payouts/{id}/mark-failed': { params: (o) => ({ id: o.payoutId }), methods: { post: { failureReason: 'Taken over' } } },
+  '/v1/shipping/shipments/{id}': { params: (o) => ({ id: o.shipmentId }), methods: { get: null } },
+  '/v1/shipping/shipments/{id}/cancel': { params: (o) => ({ id: o.shipmentId }), methods: { post: { reason: 'Taken over' } } },
+  '/v1/shipping/shipments/{id}/label': { params: (o) => ({ id: o.shipmentId }), methods: { get: null } },
 };
 
 interface Call {
@@ -132,27 +156,28 @@ type Rows = Record<string, unknown>[];
  * Every row the workspace holds, in every table with an account_id, plus its account row. The calling
  * key's own lastUsedAt is left out: using a key records that it was used.
  */
-async function snapshot(accountId: string, callerKey: string): Promise<Record<string, Rows>> {
-  const tables = await t.ctx.sequelize.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY table_name`,
-    { type: QueryTypes.SELECT },
-  );
-  const callerHash = hashKey(callerKey);
-  const result: Record<string, Rows> = {
-    accounts: await rowsOf(`SELECT to_jsonb(a) AS row FROM accounts a WHERE id = :accountId`, accountId),
-  };
-  for (const { table_name: table } of tables) {
-    const rows = await rowsOf(`SELECT to_jsonb(t) AS row FROM "${table}" t WHERE account_id = :accountId`, accountId);
-    result[table] = rows
-      .map((row) => (row.key_hash === callerHash ? { ...row, last_used_at: '(the caller)' } : row))
-      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-  }
-  return result;
-}
+let tenantTables: string[] | undefined;
 
-async function rowsOf(sql: string, accountId: string): Promise<Rows> {
-  const rows = await t.ctx.sequelize.query<{ row: Record<string, unknown> }>(sql, { type: QueryTypes.SELECT, replacements: { accountId } });
-  return rows.map((r) => r.row);
+/** Every row of the workspace in every table with an `account_id`, read in one statement (two per probed call). */
+async function snapshot(accountId: string, callerKey: string): Promise<Record<string, Rows>> {
+  tenantTables ??= (
+    await t.ctx.sequelize.query<{ table_name: string }>(
+      `SELECT DISTINCT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY table_name`,
+      { type: QueryTypes.SELECT },
+    )
+  ).map((r) => r.table_name);
+  const callerHash = hashKey(callerKey);
+  const selects = [`SELECT 'accounts' AS source, to_jsonb(a) AS row FROM accounts a WHERE id = :accountId`].concat(
+    tenantTables.map((table) => `SELECT '${table}' AS source, to_jsonb(t) AS row FROM "${table}" t WHERE account_id = :accountId`),
+  );
+  const rows = await t.ctx.sequelize.query<{ source: string; row: Record<string, unknown> }>(selects.join(' UNION ALL '), {
+    type: QueryTypes.SELECT,
+    replacements: { accountId },
+  });
+  const result: Record<string, Rows> = Object.fromEntries(['accounts', ...tenantTables].map((table) => [table, [] as Rows]));
+  for (const { source, row } of rows) result[source]!.push(row.key_hash === callerHash ? { ...row, last_used_at: '(the caller)' } : row);
+  for (const table of Object.keys(result)) result[table]!.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return result;
 }
 
 let owner: CreatedWorkspace;
@@ -183,6 +208,11 @@ beforeAll(async () => {
     warehouseId: (await insertWarehouse(owner)).id,
     // Not the default, so that only the ownership check stands between a DELETE and the archive.
     variantId: (await insertVariant(owner, productId, { isDefault: false })).id,
+    manualOrderId: (await insertManualOrder(t.ctx.sequelize, owner, productId)).id,
+    invoiceId: (await insertInvoice(t.ctx.sequelize, owner)).id,
+    payoutId: (await insertPayoutRow(createCryptoBox(requireEncryptionKey(t.ctx.config)), owner)).id,
+    // Booked, with its label, and still cancellable: only the ownership check stands between a call and its effect.
+    shipmentId: await insertOrigin(owner).then(() => insertBookedShipment(t.ctx.sequelize, owner)),
   };
   // Inventory routes answer 409 while the module is off: both callers' workspaces have it on, so only ownership decides.
   await enableFulfillment(owner);

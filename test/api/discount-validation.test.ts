@@ -209,7 +209,7 @@ describe('POST /v1/storefront/public/validate-discount: requests', () => {
     await createDiscountCode(t.api.baseUrl, s.liveKey, { code: 'ANY' });
   });
 
-  it('refuses a cart line the buyer cannot buy with 400 naming it: unknown, unpublished, archived, test-environment product, a variant', async () => {
+  it('refuses a cart line the buyer cannot buy with 400 naming it: unknown, unpublished, archived, test-environment product, an unknown variant', async () => {
     const unpublished = await createProduct(t.api.baseUrl, s.liveKey, { published: false });
     const archived = await createProduct(t.api.baseUrl, s.liveKey);
     await http(t.api.baseUrl, 'DELETE', `/api/v1/storefront/products/${archived}`, { key: s.liveKey });

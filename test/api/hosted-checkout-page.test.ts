@@ -143,7 +143,7 @@ describe('GET /checkout/:id', () => {
     expect(again.headers.get('content-security-policy')).not.toContain(nonce);
 
     const stylesheet = elements.find((e) => e.name === 'link' && e.attributes.rel === 'stylesheet')!.attributes.href!;
-    expect(stylesheet).toMatch(/^\/checkout\/assets\/checkout\.[0-9a-f]{12}\.css$/);
+    expect(stylesheet).toMatch(/^\/checkout\/assets\/pages\.[0-9a-f]{12}\.css$/);
     const css = await page('GET', stylesheet);
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
@@ -402,7 +402,7 @@ describe('rate limit', () => {
     expect([limited.status, limited.type]).toEqual([429, 'text/html; charset=utf-8']);
     expect(textOf(limited.body)).toContain('Too many requests');
     // The stylesheet is not counted: a page load is one request.
-    const css = /href="(\/checkout\/assets\/checkout\.[0-9a-f]+\.css)"/.exec((await page('GET', `/checkout/${s.id}`)).html)![1]!;
+    const css = /href="(\/checkout\/assets\/pages\.[0-9a-f]+\.css)"/.exec((await page('GET', `/checkout/${s.id}`)).html)![1]!;
     expect((await getFrom(SOURCE, css)).status).toBe(200);
   });
 });

@@ -99,7 +99,8 @@ describe('PATCH and DELETE /v1/payment/plans/:id', () => {
     const plan = await createPlan(ws.secretKey);
     const res = await http<{ data: PlanDto }>(t.api.baseUrl, 'PATCH', `${PLANS}/${plan.id}`, { key: ws.secretKey, body: { name: 'Renamed', amount: 120_000, trialDays: null, metadata: { v: '2' } } });
     expect(res.body.data).toMatchObject({ name: 'Renamed', amount: 120_000, trialDays: null, metadata: { v: '2' } });
-    for (const body of [{ currency: 'USD' }, { interval: 'yearly' }, { amount: 0 }]) {
+    // An empty or missing body changes nothing, so it is refused rather than answered 200.
+    for (const body of [{ currency: 'USD' }, { interval: 'yearly' }, { amount: 0 }, {}, undefined]) {
       expectError(await http(t.api.baseUrl, 'PATCH', `${PLANS}/${plan.id}`, { key: ws.secretKey, body }), 400, 'VALIDATION_ERROR');
     }
     const row = await BillingPlan.findByPk(plan.id);
@@ -138,11 +139,11 @@ describe('price tiers', () => {
     expect(shown.body.data.prices.map((p) => [p.id, p.nickname])).toEqual([[added.body.data.id, 'Yearly']]);
   });
 
-  it('refuses amount or currency in a tier PATCH with 400 VALIDATION_ERROR, changing nothing', async () => {
+  it('refuses amount or currency, or no field at all, in a tier PATCH with 400 VALIDATION_ERROR, changing nothing', async () => {
     const ws = await t.ctx.createWorkspace();
     const plan = await createPlan(ws.secretKey);
     const price = (await http<{ data: PriceDto }>(t.api.baseUrl, 'POST', `${PLANS}/${plan.id}/prices`, { key: ws.secretKey, body: { amount: 5_000, currency: 'IDR', interval: 'weekly' } })).body.data;
-    for (const body of [{ amount: 1 }, { currency: 'USD' }, { nickname: 'x', amount: 1 }]) {
+    for (const body of [{ amount: 1 }, { currency: 'USD' }, { nickname: 'x', amount: 1 }, {}, undefined]) {
       expectError(await http(t.api.baseUrl, 'PATCH', `${PLANS}/prices/${price.id}`, { key: ws.secretKey, body }), 400, 'VALIDATION_ERROR');
     }
     const row = await PlanPrice.findByPk(price.id);

@@ -38,8 +38,8 @@ describe('priceCart: prices', () => {
     expect(priced).toEqual({
       currency: 'USD',
       lines: [
-        { lineKey: '1', productId: course.id, variantId: null, name: 'Course', quantity: 1, unitAmount: 19_900, amount: 19_900 },
-        { lineKey: '2', productId: ebook.id, variantId: null, name: 'Ebook', quantity: 3, unitAmount: 2_500, amount: 7_500 },
+        { lineKey: '1', productId: course.id, variantId: null, name: 'Course', variantName: null, quantity: 1, unitAmount: 19_900, amount: 19_900 },
+        { lineKey: '2', productId: ebook.id, variantId: null, name: 'Ebook', variantName: null, quantity: 3, unitAmount: 2_500, amount: 7_500 },
       ],
       subtotal: 27_400,
       discount: null,
@@ -81,7 +81,7 @@ describe('priceCart: refusals (400 VALIDATION_ERROR naming the item)', () => {
     await expectRefused(price({ items: [{ productId: product.id, quantity: 1 }, { productId: (await insertCartProduct(tenant)).id, quantity }] }), { field: 'items.1.quantity' });
   });
 
-  it('refuses any variant id (no variants exist yet) and the same product twice', async () => {
+  it('refuses an unknown variant id and the same product twice', async () => {
     const product = await insertCartProduct(tenant);
     await expectRefused(price({ items: [{ productId: product.id, variantId: newId('var'), quantity: 1 }] }), { field: 'items.0.variantId' });
     await expectRefused(

@@ -173,11 +173,15 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
       const events = await eventsOfSession(ctx.sequelize, session.id);
       expect(events.filter((e) => e.type === 'checkout.completed')).toHaveLength(1);
       expect(events.filter((e) => e.type === 'product.purchased').map((e) => e.data.deliveryId).sort()).toEqual(deliveries.map((d) => d.id).sort());
-      const credits = await ctx.sequelize.query<{ pending_delta: string }>(`SELECT pending_delta FROM balance_transactions WHERE checkout_session_id = :id`, {
+      // One credit; its settlement (TEST_SETTLEMENT_DELAY after it) may have run too, once, moving the same amount.
+      const ledger = await ctx.sequelize.query<{ type: string; pending_delta: string }>(`SELECT type, pending_delta FROM balance_transactions WHERE checkout_session_id = :id`, {
         replacements: { id: session.id },
         type: QueryTypes.SELECT,
       });
-      expect(credits).toEqual([{ pending_delta: String(session.amount) }]);
+      expect(ledger.filter((row) => row.type === 'checkout_credit')).toEqual([{ type: 'checkout_credit', pending_delta: String(session.amount) }]);
+      expect(ledger.filter((row) => row.type !== 'checkout_credit').map((row) => [row.type, row.pending_delta])).toEqual(
+        ledger.length === 2 ? [['settlement', String(-session.amount)]] : [],
+      );
     }
 
     // The code's cap held across crashes: exactly its uses were counted, the rest recorded as not applied.
@@ -186,10 +190,11 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
     expect(fulfilled.filter((r) => r.discountApplied === false)).toHaveLength(SESSIONS - DISCOUNT_USES);
     expect((await ReferralLink.findByPk(referral.id))!.conversions).toBe(SESSIONS);
 
-    // The maintained balance equals the ledger's sum, which is the sum of what the sessions paid.
+    // The maintained balance equals the ledger's sum, which is the sum of what the sessions paid (pending, or
+    // available once a session's settlement ran).
     const [ledger] = await ctx.sequelize.query<{ balance: string; ledger: string }>(
-      `SELECT (SELECT pending FROM balances WHERE account_id = :accountId AND environment = :environment AND currency = 'USD') AS balance,
-              (SELECT sum(pending_delta) FROM balance_transactions WHERE account_id = :accountId AND environment = :environment) AS ledger`,
+      `SELECT (SELECT pending + available FROM balances WHERE account_id = :accountId AND environment = :environment AND currency = 'USD') AS balance,
+              (SELECT sum(pending_delta + available_delta) FROM balance_transactions WHERE account_id = :accountId AND environment = :environment) AS ledger`,
       { replacements: tenant, type: QueryTypes.SELECT },
     );
     const paid = sessions.reduce((sum, s) => sum + s.amount, 0);

@@ -47,3 +47,37 @@ export async function inventorySnapshot(sequelize: Sequelize, accountId: string)
     events: await read('SELECT id, type FROM events WHERE account_id = :accountId ORDER BY id'),
   };
 }
+
+interface MovementLogRow {
+  delta: string;
+  balance: string;
+  reserved_delta: string;
+  reserved_balance: string;
+  incoming_delta: string;
+  incoming_balance: string;
+}
+
+/**
+ * A stock row's movement log replayed from zero: every movement's balances are the previous ones plus its deltas,
+ * never below zero, ending at the row (zeros when it was never moved). Answers the row's balances.
+ */
+export async function expectLogMatchesRow(sequelize: Sequelize, variantId: string, warehouseId: string): Promise<{ available: number; reserved: number; incoming: number }> {
+  const movements = await sequelize.query<MovementLogRow>('SELECT * FROM stock_movements WHERE variant_id = :variantId AND warehouse_id = :warehouseId ORDER BY seq', {
+    type: QueryTypes.SELECT,
+    replacements: { variantId, warehouseId },
+  });
+  const sums = { available: 0, reserved: 0, incoming: 0 };
+  for (const m of movements) {
+    sums.available += Number(m.delta);
+    sums.reserved += Number(m.reserved_delta);
+    sums.incoming += Number(m.incoming_delta);
+    expect([Number(m.balance), Number(m.reserved_balance), Number(m.incoming_balance)]).toEqual([sums.available, sums.reserved, sums.incoming]);
+    expect(Math.min(sums.available, sums.reserved, sums.incoming)).toBeGreaterThanOrEqual(0);
+  }
+  const [row] = await sequelize.query<{ available: string; reserved: string; incoming: string }>(
+    'SELECT available, reserved, incoming FROM stock_levels WHERE variant_id = :variantId AND warehouse_id = :warehouseId',
+    { type: QueryTypes.SELECT, replacements: { variantId, warehouseId } },
+  );
+  expect({ available: Number(row?.available ?? 0), reserved: Number(row?.reserved ?? 0), incoming: Number(row?.incoming ?? 0) }).toEqual(sums);
+  return sums;
+}

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { http } from './context';
+import { http, type HttpResult } from './context';
 
 type Json = Record<string, unknown>;
 
@@ -60,4 +60,36 @@ export async function expectRevalidates(baseUrl: string, path: string): Promise<
   const notModified = await rawGet(baseUrl, path, { 'if-none-match': etag });
   expect(notModified.status).toBe(304);
   expect(notModified.text).toBe('');
+}
+
+let loopbackCounter = 0;
+
+/**
+ * A loopback address of its own for each call (Linux answers all of 127.0.0.0/8), so per-IP limits (the 10 checkout
+ * creates per minute per IP and merchant) count each simulated buyer apart.
+ */
+export function nextLoopbackSource(): string {
+  loopbackCounter += 1;
+  return `127.${(process.pid % 200) + 20}.${100 + Math.floor(loopbackCounter / 250)}.${(loopbackCounter % 250) + 2}`;
+}
+
+/** A public POST from `from` (default: a fresh loopback address) with an optional key, as a buyer's browser sends it. */
+export function buyerPost<T = Json>(baseUrl: string, path: string, body: unknown, { key, from = nextLoopbackSource() }: { key?: string; from?: string } = {}): Promise<HttpResult<T>> {
+  const url = new URL(baseUrl);
+  const payload = JSON.stringify(body);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
+  if (key) headers.authorization = `Bearer ${key}`;
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method: 'POST', path, localAddress: from, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        resolve({ status: res.statusCode!, headers: responseHeaders, body: JSON.parse(text) as T, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

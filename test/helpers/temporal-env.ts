@@ -5,7 +5,7 @@ import { ACCOUNT_ID } from '../../workflows/messages';
 export type SearchAttributeKeys = NonNullable<DevServerConfig['searchAttributes']>;
 
 /** The SDK gives a test server 5 s to come up; a JVM on a loaded 2-core machine can need more, so a start is retried. */
-const SERVER_START_ATTEMPTS = 3;
+const SERVER_START_ATTEMPTS = 6;
 
 /** Java time-skipping test server (no search attribute registration, no visibility queries). */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {

@@ -67,6 +67,13 @@ describe('maintenance purge schedule', () => {
       );
     }
 
+    // Partner webhook signatures: remembered a day (replays past the 5-minute tolerance fail on their timestamp).
+    const [oldReceipt, recentReceipt] = [`sig-old-${newId('wfs')}`, `sig-recent-${newId('wfs')}`];
+    await ctx.sequelize.query(
+      `INSERT INTO shipping_webhook_receipts (signature, event_id, signed_at, received_at) VALUES (:oldReceipt, 'e1', :old, :old), (:recentReceipt, 'e2', :recent, :recent)`,
+      { replacements: { oldReceipt, recentReceipt, old: new Date(Date.now() - 25 * 3600_000), recent: new Date(Date.now() - 23 * 3600_000) } },
+    );
+
     // Upload data left by an API process killed mid-stream: swept once older than two upload deadlines.
     const partial = path.join(STORAGE, '.partial');
     await mkdir(partial, { recursive: true });
@@ -97,9 +104,14 @@ describe('maintenance purge schedule', () => {
       events: expect.any(Number),
       storefrontEvents: expect.any(Number),
       workflowStarts: expect.any(Number),
+      shippingWebhookReceipts: expect.any(Number),
       abandonedUploads: 1,
     });
     expect(await readdir(partial)).toEqual(['recent']);
+    const [receipts] = await ctx.sequelize.query(`SELECT signature FROM shipping_webhook_receipts WHERE signature IN (:oldReceipt, :recentReceipt)`, {
+      replacements: { oldReceipt, recentReceipt },
+    });
+    expect(receipts).toEqual([{ signature: recentReceipt }]);
 
     const keys = (await IdempotencyKey.findAll({ where: { accountId: ws.accountId } })).map((k) => k.key);
     expect(keys).toEqual(['recent']);

@@ -1,10 +1,10 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import type { HostedCheckoutService } from '../../../domain/checkout/hosted-page';
 import { AppError } from '../../../lib/errors';
 import { httpStatusOf } from '../../errors';
 import type { RateLimits } from '../../middleware/rate-limit';
 import { sameOriginForm } from '../../middleware/same-origin';
-import { ASSETS } from './assets';
+import { COMMON_MESSAGES, methodNotAllowed, pageErrors, serveAsset } from '../shared/router';
 import { renderMessage, renderSession } from './render';
 
 export interface CheckoutPageDeps {
@@ -31,11 +31,7 @@ const paramId = (req: Request) => String(req.params.id);
 export function checkoutPages({ hostedCheckout, rateLimits, publicBaseUrl }: CheckoutPageDeps): Router {
   const router = express.Router();
 
-  router.get('/assets/:name', (req, res, next) => {
-    const asset = ASSETS[String(req.params.name)];
-    if (!asset) return next();
-    res.set({ 'Content-Type': asset.contentType, 'Cache-Control': asset.cacheControl }).send(asset.body);
-  });
+  router.get('/assets/:name', serveAsset);
 
   router.get('/:id', rateLimits.perIp, async (req, res) => {
     const view = await hostedCheckout.view(paramId(req));
@@ -68,35 +64,20 @@ export function checkoutPages({ hostedCheckout, rateLimits, publicBaseUrl }: Che
   router.all('/:id', methodNotAllowed('GET, HEAD'));
   router.all('/:id/pay', methodNotAllowed('POST'));
   router.use((req, res) => renderMessage(res, req.baseUrl, NOT_FOUND));
-  router.use(pageErrors);
+  router.use(pageErrorsOfCheckout);
   return router;
 }
 
-function methodNotAllowed(allow: string): RequestHandler {
-  return (req, res) => {
-    res.setHeader('Allow', allow);
-    throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`);
-  };
-}
-
-const MESSAGES: Record<number, { heading: string; message: string }> = {
-  400: { heading: 'Request not understood', message: 'The address or the form could not be read. Go back to the checkout page and try again.' },
-  403: { heading: 'Form refused', message: 'This payment form can only be submitted from its own checkout page. Go back to the checkout page and pay from there.' },
-  404: NOT_FOUND,
-  405: { heading: 'Not allowed', message: 'This address does not accept that kind of request.' },
-  413: { heading: 'Request too large', message: 'The form sent more than a checkout needs. Go back to the checkout page and try again.' },
-  429: { heading: 'Too many requests', message: 'Please wait a minute, then reload the page.' },
-};
-
 /** Errors as pages, never the API's JSON envelope; anything unknown is logged and a plain 500 page. */
-const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
-  const transportStatus = (err as { status?: unknown }).status;
-  const status = err instanceof AppError ? httpStatusOf(err) : typeof transportStatus === 'number' && transportStatus >= 400 && transportStatus < 500 ? transportStatus : 500;
-  if (status >= 500) req.log.error({ err }, 'hosted checkout page failed');
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const text = MESSAGES[status] ?? { heading: 'Something went wrong', message: 'The checkout could not be shown just now. Please reload the page in a moment.' };
-  renderMessage(res, req.baseUrl, { status, ...text });
-};
+const pageErrorsOfCheckout = pageErrors({
+  footer: 'Checkout',
+  messages: {
+    ...COMMON_MESSAGES,
+    400: { heading: 'Request not understood', message: 'The address or the form could not be read. Go back to the checkout page and try again.' },
+    403: { heading: 'Form refused', message: 'This payment form can only be submitted from its own checkout page. Go back to the checkout page and pay from there.' },
+    404: NOT_FOUND,
+    413: { heading: 'Request too large', message: 'The form sent more than a checkout needs. Go back to the checkout page and try again.' },
+  },
+  fallback: { heading: 'Something went wrong', message: 'The checkout could not be shown just now. Please reload the page in a moment.' },
+  failure: 'hosted checkout page failed',
+});

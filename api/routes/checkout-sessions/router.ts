@@ -29,6 +29,8 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       body: CreateCheckoutSessionBody,
       response: CheckoutSession,
       status: 201,
+      // With the fulfilment module on, the product's stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
       handler: async ({ auth, body }) => ({ data: await checkoutSessions.create(auth, body) }),
     })
     .add({

@@ -21,6 +21,7 @@ export const CheckoutLineItem = z
     productId: z.string().nullable(),
     variantId: z.string().nullable(),
     name: z.string().meta({ description: 'The product’s name when the session was created' }),
+    variantName: z.string().nullable().meta({ description: 'The variant’s name when the session was created; null without a variant' }),
     quantity: z.int(),
     unitAmount: smallestUnit(),
     amount: smallestUnit('unitAmount × quantity, smallest unit'),

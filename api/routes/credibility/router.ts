@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchBody } from '../../../lib/patch-body';
 import type { CredibilityResource } from '../../../domain/credibility/resource';
 import type { CredibilityService } from '../../../domain/credibility/service';
 import { recordBase } from '../../../domain/credibility/fields';
@@ -16,11 +17,7 @@ export function credibilitySchemas(def: CredibilityResource) {
     .object(mapShape(def.fields, (key, schema) => (def.required.includes(key) ? schema : schema.optional())))
     .strict()
     .meta({ id: `Create${def.schemaName}Body` });
-  const update = z
-    .object(mapShape(def.fields, (_key, schema) => schema.optional()))
-    .strict()
-    .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to update' })
-    .meta({ id: `Update${def.schemaName}Body`, minProperties: 1 });
+  const update = patchBody(z.object(mapShape(def.fields, (_key, schema) => schema.optional())).strict(), `Update${def.schemaName}Body`);
   const record = z.object({ ...recordBase, ...def.output }).meta({ id: def.schemaName });
   return { create, update, record };
 }

@@ -14,10 +14,12 @@ import {
   Landing,
   Merchant,
   MerchantParams,
+  OrderPageParams,
   Pixels,
   ProductPage,
   ProductPageParams,
   PublicDiscountCode,
+  PublicOrder,
   ReferralCapture,
   ReferralParams,
   ReferralTarget,
@@ -36,11 +38,12 @@ export const CACHE_SECONDS = 60;
  * The public storefront: buyers' reads and writes (tracking, discount quotes, checkout creates), no key needed
  * (a key of the merchant's own workspace may be sent to act on its environment). `:merchantSlug` is the
  * workspace slug or one of its custom domains. Fixed segments (`pixels`, `blog`, `sitemap`, `feeds`, …) are
- * declared before `/:productSlug` and win over a product of that slug. The XML documents (RSS, sitemap, feeds)
+ * declared before `/:productSlug` and win over a product of that slug; the global `resolve/…` and `order/…`
+ * come before every `/:merchantSlug/…` route (those words are reserved as workspace slugs). The XML documents (RSS, sitemap, feeds)
  * are raw bodies with the same caching.
  */
 export function storefrontPublicRouter(deps: RouteDeps) {
-  const { publicStorefront: storefront, referralLinks, storefrontActivity, publicBlog: blog, sitemap, channelFeeds, storefrontCheckout } = deps.services;
+  const { publicStorefront: storefront, referralLinks, storefrontActivity, publicBlog: blog, sitemap, channelFeeds, storefrontCheckout, orderPage } = deps.services;
   const unsubscribe = {
     summary: 'Unsubscribe the e-mail named by a signed token from abandoned-cart e-mails (the link in such an e-mail)',
     access: 'public' as const,
@@ -82,6 +85,18 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: Merchant,
       cacheSeconds: CACHE_SECONDS,
       handler: async ({ params }) => ({ data: await storefront.resolve(params.slug) }),
+    })
+    // Before every `/:merchantSlug/…` route: `order/<id>` is always the order page, never a store slugged `order`.
+    .add({
+      method: 'get',
+      path: '/order/:deliveryId',
+      summary:
+        'The buyer’s order page (no key: the `del_` id is the credential): product, amounts, status, a download link signed anew, the licence key, the shipment; never cached',
+      access: 'public',
+      params: OrderPageParams,
+      response: PublicOrder,
+      noStore: true,
+      handler: async ({ params }) => ({ data: await orderPage.publicOrder(params.deliveryId) }),
     })
     .add({
       method: 'get',
@@ -144,6 +159,8 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: CartCheckoutBody,
       response: CheckoutCreated,
       status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
     })
     .add({
@@ -156,6 +173,8 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: BuyNowBody,
       response: CheckoutCreated,
       status: 201,
+      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      errors: ['INSUFFICIENT_STOCK'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),
     })
     .add({

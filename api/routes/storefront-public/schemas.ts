@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { Product, ProductFile } from '../../schemas/products';
+import { CHECKOUT_STATUSES } from '../../../db/models/checkout-session';
+import { ENVIRONMENTS } from '../../../db/models/common';
+import { DELIVERY_KINDS } from '../../../db/models/delivery';
 import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
+import { LICENSE_STATUSES } from '../../../db/models/license';
+import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_STATUSES } from '../../../db/models/manual-order';
 import { CURRENCIES } from '../../../db/models/product';
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/checkout/pricing';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
 import { singleLine } from '../../../lib/text';
+import { pathId, Timestamp } from '../../openapi';
 
 export { BuyNowBody, CartCheckoutBody } from '../../../domain/checkout/storefront-inputs';
 export { CaptureReferralBody } from '../../../domain/referrals/inputs';
@@ -102,7 +108,10 @@ export const ValidateDiscountBody = z
         z
           .object({
             productId: singleLine({ min: 1, max: 100, trim: false }),
-            variantId: singleLine({ min: 1, max: 100, trim: false }).nullable().optional(),
+            variantId: singleLine({ min: 1, max: 100, trim: false })
+              .nullable()
+              .optional()
+              .meta({ description: 'An active variant of the product (priced at price + priceDelta); omitted or null: its default variant when it has variants' }),
             quantity: z.int().min(1).max(MAX_LINE_QUANTITY),
           })
           .strict(),
@@ -170,3 +179,69 @@ export const BlogIndex = z
 export const BlogPostPage = z
   .object({ ...postSummaryShape, html: z.string().meta({ description: 'The Markdown body rendered to sanitised HTML' }) })
   .meta({ id: 'StorefrontBlogPost' });
+
+export const OrderPageParams = z.object({
+  deliveryId: pathId.meta({ description: 'The `del_` id of the buyer’s delivery (its only credential); any other value (up to 100 characters) is 404', example: 'del_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+});
+
+const smallest = (description: string) => z.int().meta({ description: `${description}, smallest currency unit` });
+
+export const PublicOrder = z
+  .object({
+    id: z.string().meta({ description: 'The delivery id', example: 'del_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
+    environment: z.enum(ENVIRONMENTS).meta({ description: '`test` orders took no real money: a page should say so' }),
+    kind: z.enum(DELIVERY_KINDS),
+    deliveredAt: Timestamp,
+    product: z.object({
+      id: z.string(),
+      name: z.string().meta({ description: 'As bought (the order line’s snapshot)' }),
+      variantName: z.string().nullable(),
+      thumbnail: z.string().nullable().meta({ description: 'The product’s current thumbnail, http(s) only' }),
+    }),
+    line: z
+      .object({ quantity: z.int(), unitAmount: smallest('Price'), amount: smallest('unitAmount × quantity'), currency: z.enum(CURRENCIES) })
+      .meta({ description: 'The order line this delivery fulfils' }),
+    download: z
+      .object({
+        url: z.string().nullable().meta({ description: 'Signed anew on every read, valid 7 days; null once the merchant deleted the file' }),
+        expiresAt: Timestamp.nullable().meta({ description: 'When this signing of `url` stops working' }),
+        fileName: z.string().nullable(),
+        downloadCount: z.int(),
+        downloadLimit: z.int().nullable().meta({ description: 'null means unlimited' }),
+        limitReached: z.boolean().meta({ description: 'The link then answers 403 FORBIDDEN' }),
+      })
+      .nullable()
+      .meta({ description: 'Kind `download` only' }),
+    license: z
+      .object({
+        key: z.string(),
+        status: z.enum(LICENSE_STATUSES).nullable().meta({ description: 'null when the key has no licence record' }),
+        expiresAt: Timestamp.nullable(),
+      })
+      .nullable()
+      .meta({ description: 'Kind `license`, or a `download` of licensed software' }),
+    shipment: z.object({ id: z.string().meta({ description: 'The `shp_` shipment' }) }).nullable(),
+    order: z.object({
+      source: z.enum(['checkout', 'manual_order']),
+      orderNumber: z.string().nullable().meta({ description: 'A manual order’s number; null for a checkout' }),
+      status: z
+        .enum([...CHECKOUT_STATUSES, ...MANUAL_PAYMENT_STATUSES])
+        .meta({ description: 'A checkout session’s status as its buyer sees it, or a manual order’s `paymentStatus`' }),
+      fulfillmentStatus: z.enum(MANUAL_FULFILLMENT_STATUSES).nullable().meta({ description: 'Manual orders only' }),
+      amount: smallest('Order total'),
+      currency: z.enum(CURRENCIES),
+      lineCount: z.int().meta({ description: 'Lines in the order; each has its own delivery and page' }),
+      customerEmailMasked: z.string().meta({ example: 'b***@example.com', description: 'The receipt address, first character only' }),
+      placedAt: Timestamp,
+      paidAt: Timestamp.nullable().meta({ description: 'When the payment was received (a session’s completion, a manual order’s confirmation)' }),
+      trackingCourier: z.string().nullable().meta({ description: 'Manual orders the merchant ships by hand' }),
+      trackingNumber: z.string().nullable(),
+    }),
+    merchant: z.object({
+      name: z.string(),
+      slug: z.string().nullable(),
+      brandColor: z.string().nullable().meta({ description: '`#rrggbb` or null' }),
+      brandLogo: z.string().nullable().meta({ description: 'http(s) or null' }),
+    }),
+  })
+  .meta({ id: 'PublicOrder', description: 'The buyer’s order page: never the workspace id, metadata, ids of the session or order, or the buyer’s details' });

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The hosted checkout page's static files, served by this service itself (no third-party host). The stylesheet's
- * name carries a hash of its content, so it can be cached for a year and a change is fetched at once.
+ * The buyer pages' static files (the hosted checkout page, the order page), served by this service itself (no
+ * third-party host) under each page's mount. The stylesheet's name carries a hash of its content, so it can be
+ * cached for a year and a change is fetched at once.
  */
 
 const CSS = `:root {
@@ -53,11 +54,11 @@ a { color: var(--brand); }
 .pay { margin-bottom: 12px; }
 .secondary { text-align: center; margin-top: 16px; }
 .notice { background: var(--notice); color: var(--notice-text); padding: 12px 14px; border-radius: 8px; }
-.transfer { margin: 0 0 20px; border: 1px solid var(--line); border-radius: 8px; }
-.transfer div { display: flex; justify-content: space-between; gap: 16px; padding: 10px 14px; border-bottom: 1px solid var(--line); }
-.transfer div:last-child { border-bottom: 0; }
-.transfer dt { color: var(--muted); }
-.transfer dd { margin: 0; font-weight: 600; text-align: right; overflow-wrap: anywhere; }
+.transfer, .facts { margin: 0 0 20px; border: 1px solid var(--line); border-radius: 8px; }
+.transfer div, .facts div { display: flex; justify-content: space-between; gap: 16px; padding: 10px 14px; border-bottom: 1px solid var(--line); }
+.transfer div:last-child, .facts div:last-child { border-bottom: 0; }
+.transfer dt, .facts dt { color: var(--muted); }
+.transfer dd, .facts dd { margin: 0; font-weight: 600; text-align: right; overflow-wrap: anywhere; }
 .copyable { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; user-select: all; }
 .instructions { white-space: normal; overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: 2px 10px; margin-right: 6px; border-radius: 999px; background: var(--notice); color: var(--notice-text); font-size: 13px; font-weight: 600; }
@@ -66,6 +67,12 @@ a { color: var(--brand); }
 .deliveries .muted, .license-key { display: block; }
 .download { font-weight: 600; }
 .license-key { width: fit-content; margin-top: 4px; padding: 4px 8px; background: var(--page); border-radius: 6px; font-size: 15px; letter-spacing: .03em; user-select: all; }
+.badge.done { background: #dcfce7; color: #166534; }
+.badge.stopped { background: #fee2e2; color: #991b1b; }
+.item { display: flex; align-items: center; gap: 16px; margin: 0 0 20px; }
+.thumbnail { width: 72px; height: 72px; flex: none; object-fit: cover; border-radius: 8px; background: var(--page); }
+.item-name { margin: 0; font-weight: 600; font-size: 17px; overflow-wrap: anywhere; }
+.item-detail { margin: 0; color: var(--muted); font-size: 14px; font-variant-numeric: tabular-nums; }
 .footer { max-width: 520px; margin: 16px auto 0; text-align: center; font-size: 12px; }
 .reference { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 `;
@@ -80,8 +87,8 @@ export interface PageAsset {
   body: string;
 }
 
-/** The stylesheet's file name, `checkout.<hash>.css`, as pages link it. */
-export const STYLESHEET = `checkout.${version(CSS)}.css`;
+/** The stylesheet's file name, `pages.<hash>.css`, as pages link it. */
+export const STYLESHEET = `pages.${version(CSS)}.css`;
 
 export const ASSETS: Record<string, PageAsset> = {
   [STYLESHEET]: { contentType: 'text/css; charset=utf-8', cacheControl: 'public, max-age=31536000, immutable', body: CSS },

@@ -1,0 +1,25 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sequelize } from 'sequelize';
+import { settleCheckoutCredit, settlementSchedule } from '../domain/payouts/settlement';
+import type { Config } from '../lib/config';
+import type { SettlementInput, SettlementResult, SettlementSchedule } from '../workflows/messages';
+
+const tenantOf = (input: SettlementInput) => ({ accountId: input.accountId, environment: input.environment });
+
+/** The settlement workflow's steps. */
+export function createPayoutActivities({ sequelize, config }: { sequelize: Sequelize; config: Config }) {
+  return {
+    /** When the session's credit settles (this worker's delay for its environment, fixed in the history once read). */
+    async scheduleSettlement(input: SettlementInput): Promise<SettlementSchedule> {
+      const schedule = await settlementSchedule(sequelize, config, tenantOf(input), input.sessionId);
+      // A settlement start is recorded only with its credit: nothing to settle is a bug to look at, not to retry.
+      if (!schedule) throw ApplicationFailure.nonRetryable(`checkout session ${input.sessionId} has no checkout credit to settle`, 'NoCheckoutCredit');
+      return schedule;
+    },
+
+    /** Idempotent: a retry after its commit answers what the first run moved. */
+    settleCheckoutCredit(input: SettlementInput): Promise<SettlementResult> {
+      return settleCheckoutCredit(sequelize, tenantOf(input), input.sessionId);
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { ManualOrderInput, ManualOrderOutcome } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * Every step is a database transaction keyed by (order, step), so it is retried until it lands, with backoff
+ * and no limit: a step that keeps failing stays visible (and resettable) in the Temporal UI, never half-applied.
+ */
+const steps = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+/**
+ * `manual-order:<mord>`: the paid-checkout fulfilment of a manual order the merchant confirmed (deliveries,
+ * licence keys, `product.purchased`, the receipt), started once by the confirming transaction's durable start.
+ * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
+ */
+export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
+  const plan = await steps.planManualOrderFulfilment(input);
+  for (const step of plan.steps) await steps.runManualOrderFulfilmentStep({ ...input, step });
+  return 'fulfilled';
+}

@@ -1,0 +1,26 @@
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { SettlementInput, SettlementResult } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * Database transactions keyed by the session (the ledger's unique (type, source id)), so each is retried until it
+ * lands, with no limit: money cannot be left half-settled, and a step that keeps failing stays visible in the UI.
+ */
+const steps = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+/**
+ * `settlement:<cs>`: started in the transaction that credits a completed session's amount to `pending`; waits on a
+ * durable timer until the credit is the environment's settlement delay old, then moves what is still pending of
+ * that session to `available` in one ledger row, exactly once (docs/decisions/payouts.md).
+ */
+export async function settlement(input: SettlementInput): Promise<SettlementResult> {
+  // Measured by the database that stamped the credit, so a clock apart from Temporal's cannot shift it.
+  const { waitMs } = await steps.scheduleSettlement(input);
+  if (waitMs > 0) await sleep(waitMs);
+  return steps.settleCheckoutCredit(input);
+}
