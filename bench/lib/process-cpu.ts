@@ -38,7 +38,7 @@ export function temporalServerPids(port: string): number[] {
   return pids().filter((pid) => / server start-dev /.test(cmdline(pid)) && cmdline(pid).includes(`--port ${port} `));
 }
 
-/** The postmaster of the cluster whose data directory contains `dataDir`, and every backend it forked. */
+/** The postmaster listening on `databaseUrlPort` (its command line names the port), and every backend it forked. */
 export function postgresPids(databaseUrlPort: string): number[] {
   const all = pids();
   const postmaster = all.find((pid) => /postgres -D /.test(cmdline(pid)) && cmdline(pid).includes(`-p ${databaseUrlPort} `));
