@@ -232,6 +232,9 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
       SMTP_URL: smtp.url,
       NODE_EXTRA_CA_CERTS: certs.caFile,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // The bench's sessions are test-mode ones; their settlement waits the live delay, as it comes days after the
+      // completion, not inside the measurement (each completion still starts its settlement workflow).
+      TEST_SETTLEMENT_DELAY: '2d',
     };
     // BENCH_PROFILE_DIR profiles the worker too (each thread writes its own file).
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
