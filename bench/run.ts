@@ -17,8 +17,9 @@ import { measure, type Measurement } from './lib/load';
 import { readOptions } from './lib/options';
 import { renderTable, writeResults, type ScenarioResult } from './lib/report';
 import { scenarios, type BenchContext, type Side } from './scenarios';
-import { renderFanoutTable, runWebhookFanout } from './webhook-fanout';
 import { renderSubscriptionTable, runSubscriptionRenewals } from './subscription-renewals';
+import { measureWorkflowCeiling, renderFanoutTable, runWebhookFanout, type WorkflowCeiling } from './webhook-fanout';
+import { renderCompletionTable, runCheckoutCompletion } from './checkout-completion';
 import { renderUploadLine, runProductUpload } from './product-upload';
 
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
@@ -60,6 +61,7 @@ async function runSide(label: string, side: Side, ctx: BenchContext): Promise<Me
       ...(await server.roundTrips()),
     }));
     server.assertAlive();
+    await side.afterRun?.();
     return result;
   } finally {
     await server.stop();
@@ -72,11 +74,16 @@ async function main(): Promise<void> {
   const selected = scenarios.filter((s) => !options.only || s.name.includes(options.only));
   // Webhook fan-out is not an HTTP load pair; it runs after them (bench/webhook-fanout.ts).
   const fanoutSelected = !options.only || 'webhook fan-out'.includes(options.only);
+  // Checkout completions (latency and throughput through the API, the worker and a webhook) run after the fan-out,
+  // against the same workflow ceiling (bench/checkout-completion.ts).
+  const completionSelected = !options.only || 'checkout completion'.includes(options.only);
   // The 200 MB upload is a single measurement, not a load pair; it runs with the product scenarios.
   const uploadSelected = !options.only || 'product upload'.includes(options.only);
   // Subscription renewal waves on a test clock, and the worker at scale (bench/subscription-renewals.ts).
   const subscriptionsSelected = !options.only || 'subscription renewals'.includes(options.only);
-  if (selected.length === 0 && !fanoutSelected && !uploadSelected && !subscriptionsSelected) throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
+  if (selected.length === 0 && !fanoutSelected && !completionSelected && !uploadSelected && !subscriptionsSelected) {
+    throw new Error(`no scenario matches BENCH_ONLY="${options.only}"`);
+  }
 
   const loadAtStart = loadavg();
   if ((loadAtStart[0] ?? 0) > 0.5) {
@@ -98,16 +105,21 @@ async function main(): Promise<void> {
     results.push({ name: scenario.name, target: scenario.target, ...median, rounds: pairs, pass: median.ratio >= scenario.target });
   }
 
-  const fanout = fanoutSelected ? await runWebhookFanout(infra, options, log) : undefined;
+  const workflowCeiling: WorkflowCeiling | undefined = fanoutSelected || completionSelected ? await measureWorkflowCeiling(infra, log) : undefined;
+  const fanout = fanoutSelected ? await runWebhookFanout(infra, options, workflowCeiling!, log) : undefined;
+  const completion = completionSelected ? await runCheckoutCompletion(infra, options, workflowCeiling!, log) : undefined;
   const upload = uploadSelected ? await runProductUpload(ctx, log) : undefined;
   const subscriptionRenewals = subscriptionsSelected ? await runSubscriptionRenewals(infra, options, log) : undefined;
 
   if (results.length > 0) console.log(`\n${renderTable(results)}\n`);
   if (fanout) console.log(`\n${renderFanoutTable(fanout)}\n`);
+  if (completion) console.log(`\n${renderCompletionTable(completion)}\n`);
   if (upload) console.log(`${renderUploadLine(upload)}\n`);
   if (subscriptionRenewals) console.log(`${renderSubscriptionTable(subscriptionRenewals)}\n`);
   await writeResults(RESULTS_FILE, options, results, loadAtStart, {
+    ...(workflowCeiling ? { workflowCeiling } : {}),
     ...(fanout ? { webhookFanout: fanout } : {}),
+    ...(completion ? { checkoutCompletion: completion } : {}),
     ...(upload ? { productUpload: upload } : {}),
     ...(subscriptionRenewals ? { subscriptionRenewals } : {}),
   });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { ServerSpec } from './lib/child-server';
 import { FILES_PER_PRODUCT, STOREFRONT_PRODUCT_SLUG, STOREFRONT_PUBLIC_CODES, STOREFRONT_PUBLISHED } from './lib/catalogue';
 import type { BenchInfra } from './lib/infra';
@@ -11,6 +12,8 @@ export interface Side {
   request: LoadRequest;
   /** Checked once on a single request before any load; throw to abort the bench. */
   verify(status: number, body: unknown): void;
+  /** Checked after the measured run, e.g. that a write's deferred part happened for every request; throw to abort. */
+  afterRun?(): Promise<void>;
 }
 
 /**
@@ -155,6 +158,16 @@ const expectProductPage = sameData((data) => {
 const productBody = (n: number) => JSON.stringify({ name: `Bench product ${process.pid} ${n}`, price: 150_000, currency: 'IDR', type: 'digital' });
 const PRODUCT_BODY = productBody(0);
 
+/** What a scenario adds to both servers' environment, and checks after each side's run. */
+interface PairExtras {
+  env?: (ctx: BenchContext) => Record<string, string>;
+  /** Only on the full stack (e.g. TRUST_PROXY, which the ceiling reads for itself). */
+  fullStackEnv?: Record<string, string>;
+  afterRun?: (ctx: BenchContext) => Promise<void>;
+}
+
+const withEnv = (spec: ServerSpec, ...envs: Array<Record<string, string> | undefined>): ServerSpec => ({ ...spec, env: Object.assign({ ...spec.env }, ...envs) });
+
 /** One scenario: both sides get the same request, the ceiling with the same key, looked up the same way. */
 function pair(
   name: string,
@@ -162,12 +175,14 @@ function pair(
   ceilingScript: string,
   request: (ctx: BenchContext) => LoadRequest,
   verify: (ctx: BenchContext) => Side['verify'],
+  extras: PairExtras = {},
 ): Scenario {
+  const afterRun = extras.afterRun && ((ctx: BenchContext) => () => extras.afterRun!(ctx));
   return {
     name,
     target,
-    ceiling: (ctx) => ({ server: ceilingServer(ceilingScript, ctx), request: request(ctx), verify: verify(ctx) }),
-    fullStack: (ctx) => ({ server: fullStackServer(ctx), request: request(ctx), verify: verify(ctx) }),
+    ceiling: (ctx) => ({ server: withEnv(ceilingServer(ceilingScript, ctx), extras.env?.(ctx)), request: request(ctx), verify: verify(ctx), afterRun: afterRun?.(ctx) }),
+    fullStack: (ctx) => ({ server: withEnv(fullStackServer(ctx), extras.env?.(ctx), extras.fullStackEnv), request: request(ctx), verify: verify(ctx), afterRun: afterRun?.(ctx) }),
   };
 }
 
@@ -290,6 +305,36 @@ const expectActivated = sameData(
   withoutKey,
 );
 
+/** Neither side has a worker on it: the started sessions' workflows wait, as they would for a buyer who never pays. */
+const CHECKOUT_CREATE_QUEUE = 'bench-checkout-create';
+
+function expectCheckoutCreated(status: number, body: unknown) {
+  const data = (body as { data?: { checkoutSessionId?: unknown; hostedUrl?: unknown } } | null)?.data;
+  const id = data?.checkoutSessionId;
+  if (status !== 201 || typeof id !== 'string' || !id.startsWith('cs_') || data?.hostedUrl !== `${PUBLIC_BASE_URL}/checkout/${id}`) {
+    throw new Error(`expected 201 with a checkout session and its hosted page, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+/** Recorded workflow starts nobody has started yet. */
+async function countPendingStarts(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_starts WHERE started_at IS NULL');
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A buyer address per request, as the proxy in front of the API reports it (X-Forwarded-For, TRUST_PROXY=1): each
+ * create is a different buyer, as in a real launch, so document 1's 10 creates a minute per IP and merchant is
+ * counted (one shared-counter write per request, on both sides) and never reached.
+ */
+const buyerAddress = (n: number) => ({ headers: { 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } });
+
 export const scenarios: Scenario[] = [
   pair(
     'api-keys list',
@@ -319,6 +364,32 @@ export const scenarios: Scenario[] = [
     'bench/servers/ceiling-storefront.ts',
     (ctx) => ({ method: 'GET', path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}` }),
     () => expectProductPage,
+  ),
+  pair(
+    'checkout create (storefront buy-now)',
+    0.5,
+    'bench/servers/ceiling-checkout.ts',
+    (ctx) => ({
+      method: 'POST',
+      path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}/checkout`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'buyer@example.com' }),
+      vary: buyerAddress,
+    }),
+    () => expectCheckoutCreated,
+    {
+      env: (ctx) => ({ TEMPORAL_ADDRESS: ctx.infra.temporalAddress, TEMPORAL_TASK_QUEUE: CHECKOUT_CREATE_QUEUE }),
+      fullStackEnv: { TRUST_PROXY: '1' },
+      afterRun: async (ctx) => {
+        // Requests still in flight when the load stopped finish their starts first.
+        let pending = await countPendingStarts(ctx.infra.databaseUrl);
+        for (let waited = 0; pending > 0 && waited < 10_000; waited += 250) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          pending = await countPendingStarts(ctx.infra.databaseUrl);
+        }
+        if (pending > 0) throw new Error(`${pending} sessions' workflows were not started after commit (left to the relay): the run did less than the route's work`);
+      },
+    },
   ),
   // After the list: its thousands of inserts would leave the list workspace's statistics stale otherwise.
   pair(

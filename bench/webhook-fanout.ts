@@ -20,6 +20,7 @@ import { generateWebhookSecret } from '../lib/webhooks/signature';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../test/helpers/https-receiver';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import type { BenchInfra } from './lib/infra';
+import { cpuBetween, cpuSnapshot, postgresPids, temporalServerPids, type CpuGroups } from './lib/process-cpu';
 import type { BenchOptions } from './lib/options';
 
 export const FANOUT_EVENTS = 1_000;
@@ -51,9 +52,17 @@ export interface FanoutRun {
   offeredEventsPerSecond: number | null;
 }
 
+export interface WorkflowCeiling {
+  workflows: number;
+  seconds: number;
+  workflowsPerSecond: number;
+  /** CPU milliseconds per workflow by process (bench/lib/process-cpu.ts). */
+  cpuMsPerWorkflow: Record<string, number>;
+}
+
 export interface FanoutResult {
   name: string;
-  ceiling: { workflows: number; seconds: number; workflowsPerSecond: number };
+  ceiling: WorkflowCeiling;
   burst: FanoutRun;
   paced: FanoutRun;
   /** burst.deliveriesPerSecond / ceiling.workflowsPerSecond */
@@ -61,12 +70,12 @@ export interface FanoutResult {
   pass: boolean;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-function latency(values: number[]): Latency {
+export function latency(values: number[]): Latency {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0 };
 }
@@ -86,7 +95,7 @@ export async function lanes<T>(items: T[], count: number, fn: (item: T) => Promi
 }
 
 /** Starts `count` empty workflows and waits for each to complete: the same-run ceiling of the workflow scenarios. */
-export async function measureCeiling(client: Client, taskQueue: string, count = CEILING_WORKFLOWS): Promise<FanoutResult['ceiling']> {
+export async function measureCeiling(client: Client, taskQueue: string, count = CEILING_WORKFLOWS): Promise<Omit<WorkflowCeiling, 'cpuMsPerWorkflow'>> {
   const run = `ceiling-${Date.now()}`;
   const ids = Array.from({ length: count }, (_, i) => `${run}-${i}`);
   const started: string[] = [];
@@ -190,20 +199,45 @@ async function fanoutFixture(infra: BenchInfra, receiver: HttpsReceiver, poolSiz
   };
 }
 
-/** Runs the ceiling, then the burst and the paced fan-out; every worker process is stopped before returning. */
-export async function runWebhookFanout(infra: BenchInfra, options: BenchOptions, log: (line: string) => void): Promise<FanoutResult> {
+/**
+ * The workflow ceiling the fan-out and the checkout completions are held to: starting and completing CEILING_WORKFLOWS
+ * empty workflows through a worker process with the Worker defaults, on the run's dev server (after a warm-up).
+ */
+export async function measureWorkflowCeiling(infra: BenchInfra, log: (line: string) => void): Promise<WorkflowCeiling> {
+  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default' });
+  const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: 'bench-ceiling' }, { script: 'bench/servers/ceiling-worker.ts' });
+  try {
+    log(`workflow ceiling: ${CEILING_WORKFLOWS} empty workflows`);
+    await measureCeilingWarmup(temporal);
+    const groups = { ...benchCpuGroups(infra), worker: () => [ceilingWorker.pid] };
+    const before = cpuSnapshot(groups);
+    const ceiling = await measureCeiling(temporal, 'bench-ceiling');
+    return { ...ceiling, cpuMsPerWorkflow: perUnitMs(cpuBetween(before, cpuSnapshot(groups)), ceiling.workflows) };
+  } finally {
+    await ceilingWorker.stop();
+    await temporal.connection.close();
+  }
+}
+
+/** The processes every Temporal measurement shares: the dev server, PostgreSQL and this process (the client side). */
+export function benchCpuGroups(infra: BenchInfra): CpuGroups {
+  return {
+    temporal: () => temporalServerPids(infra.temporalAddress.split(':').pop()!),
+    postgres: () => postgresPids(new URL(infra.databaseUrl).port),
+    bench: () => [process.pid],
+  };
+}
+
+export function perUnitMs(cpuSeconds: Record<string, number>, units: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuSeconds).map(([name, seconds]) => [name, Math.round((seconds * 1000 * 100) / units) / 100]));
+}
+
+/** The burst and the paced fan-out against the run's workflow ceiling; every worker process is stopped before returning. */
+export async function runWebhookFanout(infra: BenchInfra, options: BenchOptions, ceiling: WorkflowCeiling, log: (line: string) => void): Promise<FanoutResult> {
   const certs = await createTestCertificates();
   const receiver = await startHttpsReceiver(certs);
-  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default' });
   const workers: WorkerProcess[] = [];
   try {
-    log(`webhook fan-out / ceiling: ${CEILING_WORKFLOWS} empty workflows`);
-    const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: 'bench-ceiling' }, { script: 'bench/servers/ceiling-worker.ts' });
-    workers.push(ceilingWorker);
-    await measureCeilingWarmup(temporal);
-    const ceiling = await measureCeiling(temporal, 'bench-ceiling');
-    await ceilingWorker.stop();
-
     const fixture = await fanoutFixture(infra, receiver, options.poolSize);
     try {
       const worker = await startWorkerProcess({
@@ -242,7 +276,6 @@ export async function runWebhookFanout(infra: BenchInfra, options: BenchOptions,
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
     await receiver.close();
-    await temporal.connection.close();
   }
 }
 

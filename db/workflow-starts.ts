@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
-import { connectionOf } from './outbox';
 import type { Statement } from './pagination';
+import { plainQueryIn } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
@@ -31,10 +31,13 @@ export function workflowStartInsertStatement(tenant: Tenant, intent: WorkflowSta
   };
 }
 
-/** Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. */
+/**
+ * Records the intent inside the caller's transaction; the insert trigger wakes the relay on commit. Record, claim
+ * by id and mark follow every durable write (checkout create among them), so they are named prepared statements.
+ */
 export async function recordWorkflowStart(tx: Transaction, tenant: Tenant, intent: WorkflowStartIntent): Promise<void> {
   const { text, values } = workflowStartInsertStatement(tenant, intent);
-  await connectionOf(tx).query(text, { bind: values, type: QueryTypes.INSERT, transaction: tx });
+  await plainQueryIn(tx, text, values);
 }
 
 /** claimWorkflowStarts' statement. */
@@ -70,6 +73,8 @@ export async function claimWorkflowStarts(
   selection: { limit: number } | { workflowIds: string[] },
 ): Promise<PendingWorkflowStart[]> {
   const { text, values } = claimWorkflowStartsStatement(selection);
+  // The API's claim (by id) follows every durable write; the relay's (by limit) runs in the background.
+  if ('workflowIds' in selection) return plainQueryIn<PendingWorkflowStart>(tx, text, values);
   return sequelize.query<PendingWorkflowStart>(text, { type: QueryTypes.SELECT, bind: values, transaction: tx });
 }
 
@@ -85,7 +90,7 @@ export async function settleWorkflowStarts(
 ): Promise<void> {
   if (started.length > 0) {
     const { text, values } = markWorkflowStartsStatement(started);
-    await sequelize.query(text, { bind: values, transaction: tx });
+    await plainQueryIn(tx, text, values);
   }
   for (const { id, error } of failed) {
     await sequelize.query(

@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
   checkoutCompleted,
@@ -19,6 +19,32 @@ const steps = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
+
+/**
+ * Fulfilment tries each step as a local activity first: it runs inside the workflow task, so a completion costs the
+ * Temporal server one workflow task for all its steps instead of an activity task and a workflow task per step
+ * (docs/decisions/checkout.md, "Fulfilment"). A step that fails its local tries runs again as an ordinary activity
+ * (`steps`), which retries with backoff and without limit and shows in the Temporal UI as a pending activity with its
+ * last failure. Either way a step applies once: each is keyed by (session, step) in the database.
+ */
+const localSteps = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+/** Marks histories whose fulfilment runs local-first; those recorded before it replay with activities alone. */
+const LOCAL_FULFILMENT_PATCH = 'checkout-fulfilment-local-first';
+
+/** The step as a local activity (`local`), then, if its local tries all failed, as an ordinary one (`ordinary`). */
+async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>): Promise<T> {
+  try {
+    return await local();
+  } catch (err) {
+    // Whatever ended the local tries (the step's own error, a timeout) is the step's to retry; a bug here is not.
+    if (!(err instanceof TemporalFailure)) throw err;
+    return ordinary();
+  }
+}
 
 /**
  * `checkout-session:<cs>`: waits for the payment or the expiry timer, then fulfils the session exactly once.
@@ -61,10 +87,12 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   state.step = 'fulfilling';
   state.status = 'completed';
-  const plan = await steps.planCheckoutFulfilment(session);
+  const local = patched(LOCAL_FULFILMENT_PATCH);
+  const run = <T>(activity: (proxy: typeof steps) => Promise<T>) => (local ? localFirst(() => activity(localSteps), () => activity(steps)) : activity(steps));
+  const plan = await run((proxy) => proxy.planCheckoutFulfilment(session));
   for (const step of plan.steps) {
     state.currentStep = step;
-    await steps.runCheckoutFulfilmentStep({ ...session, step });
+    await run((proxy) => proxy.runCheckoutFulfilmentStep({ ...session, step }));
   }
   state.currentStep = null;
   state.step = 'fulfilled';

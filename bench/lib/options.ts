@@ -15,6 +15,8 @@ export interface BenchOptions {
    * machine whose load swings between the two sides of one pair, the median of several is the figure to read.
    */
   rounds: number;
+  /** Sessions of the checkout completion throughput run (the 1,000; fewer for a quick look). */
+  completions: number;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -33,5 +35,6 @@ export function readOptions(): BenchOptions {
     poolSize: positiveInt('BENCH_POOL_SIZE', 10),
     only: process.env.BENCH_ONLY || undefined,
     rounds: positiveInt('BENCH_ROUNDS', 1),
+    completions: positiveInt('BENCH_COMPLETIONS', 1_000),
   };
 }

@@ -51,7 +51,7 @@ serveBare({
     try {
       await client.query('START TRANSACTION');
       const { rows } = await client.query<PayoutRow>(payoutInsertStatement({ id, ...tenant, amount: body.amount, currency, ...context.bankAccount, note: null }));
-      await client.query(workflowStartInsertStatement(tenant, { workflowType: 'payout', workflowId, args: input }));
+      await client.query({ name: 'ceiling-start', ...workflowStartInsertStatement(tenant, { workflowType: 'payout', workflowId, args: input }) });
       const debit = await client.query(debitAvailableStatement(tenant, { id: newId('txn'), type: 'payout', sourceId: id, currency, amount: body.amount }));
       if (debit.rowCount === 0) {
         await client.query('ROLLBACK');
@@ -62,9 +62,9 @@ serveBare({
 
       const starters = await startersReady;
       await client.query('START TRANSACTION');
-      const claimed = await client.query<PendingWorkflowStart>(claimWorkflowStartsStatement({ workflowIds: [workflowId] }));
+      const claimed = await client.query<PendingWorkflowStart>({ name: 'ceiling-claim', ...claimWorkflowStartsStatement({ workflowIds: [workflowId] }) });
       for (const row of claimed.rows) await starters.startRecorded(row, API_START_TIMEOUT_MS);
-      await client.query(markWorkflowStartsStatement(claimed.rows.map((r) => r.id)));
+      await client.query({ name: 'ceiling-started', ...markWorkflowStartsStatement(claimed.rows.map((r) => r.id)) });
       await client.query('COMMIT');
       sendJson(res, 201, { data: payout, error: null, meta: { requestId: null, timestamp: new Date().toISOString() } });
     } catch (err) {

@@ -1,5 +1,7 @@
 import type { Transaction } from 'sequelize';
-import { Account, CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
+import { checkoutSessionInsertStatement } from '../../db/checkout-sessions';
+import { CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
+import { plainQueryIn } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 import { workflowIds } from '../../workflows/messages';
@@ -54,36 +56,34 @@ export const checkoutStockOwner = (sessionId: string): ReservationOwner => ({
  */
 export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, input: NewCheckoutSession, now = new Date()): Promise<CreatedCheckoutSession> {
   const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
-  // The backend is fixed now: a session finishes where it started, whatever the module switch does later.
-  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled'], transaction: tx });
-  const session = await CheckoutSession.create(
-    {
-      backend: account?.paymentEnabled ? 'provider' : 'local',
-      id: newId('cs'),
-      ...tenantWhere(tenant),
-      source: input.source,
-      amount: input.amount,
-      currency: input.currency,
-      description: input.description,
-      customerEmail: input.customerEmail,
-      customerName: input.customerName ?? null,
-      customerPhone: input.customerPhone ?? null,
-      customerId: input.customerId ?? null,
-      paymentMethods: input.paymentMethod ? [input.paymentMethod] : input.paymentMethods,
-      lineItems: input.lineItems,
-      subtotal: input.subtotal,
-      discountId: input.discount?.id ?? null,
-      discountCode: input.discount?.code ?? null,
-      discountAmount: input.discount?.amount ?? 0,
-      shippingAddress: input.shippingAddress ?? null,
-      referralCode: input.referralCode ?? null,
-      successUrl: input.successUrl ?? null,
-      cancelUrl: input.cancelUrl ?? null,
-      expiresAt,
-      metadata: input.metadata ?? {},
-    },
-    { transaction: tx },
-  );
+  // A plain INSERT of every column (a model instance's build, validation and hooks cost more than the statement),
+  // the row then taken into an instance for the callers.
+  const insert = checkoutSessionInsertStatement({
+    id: newId('cs'),
+    ...tenantWhere(tenant),
+    source: input.source,
+    amount: input.amount,
+    currency: input.currency,
+    description: input.description,
+    customerEmail: input.customerEmail,
+    customerName: input.customerName ?? null,
+    customerPhone: input.customerPhone ?? null,
+    customerId: input.customerId ?? null,
+    paymentMethods: input.paymentMethod ? [input.paymentMethod] : input.paymentMethods,
+    lineItems: input.lineItems,
+    subtotal: input.subtotal,
+    discountId: input.discount?.id ?? null,
+    discountCode: input.discount?.code ?? null,
+    discountAmount: input.discount?.amount ?? 0,
+    shippingAddress: input.shippingAddress ?? null,
+    referralCode: input.referralCode ?? null,
+    successUrl: input.successUrl ?? null,
+    cancelUrl: input.cancelUrl ?? null,
+    expiresAt,
+    metadata: input.metadata ?? {},
+  });
+  const [row] = await plainQueryIn<CheckoutSession>(tx, insert.text, insert.values);
+  const session = CheckoutSession.build(row!, { raw: true, isNewRecord: false });
   const workflowId = await recordStart(tx, tenant, {
     workflowType: 'checkoutSession',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: expiresAt.toISOString() },

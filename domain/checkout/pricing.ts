@@ -56,6 +56,11 @@ export interface PricedCart {
 export interface PriceCartOptions {
   /** Where an item's field is in the caller's request (default `items.<index>.<key>`): buy-now has one item at the top level. */
   itemField?: (index: number, key: keyof CheckoutCartItem) => string;
+  /**
+   * The buyable products the caller has read already, by id (buy-now reads its one by slug): not read again. An
+   * item whose product is missing from it is refused like an unknown one.
+   */
+  catalogue?: Map<string, CartProduct>;
 }
 
 const defaultItemField = (index: number, key: keyof CheckoutCartItem) => `items.${index}.${key}`;
@@ -102,7 +107,7 @@ export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, inp
   const shapeIssues = itemIssues(items, field);
   if (shapeIssues.length > 0) refuse(shapeIssues);
 
-  const products = await readCartProducts(sequelize, tenant, items.map((item) => item.productId), transaction);
+  const products = options.catalogue ?? (await readCartProducts(sequelize, tenant, items.map((item) => item.productId), transaction));
   const productIssues: ErrorDetail[] = [];
   items.forEach((item, i) => {
     const product = products.get(item.productId);

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { findBuyableProductId } from '../../db/cart-products';
+import { readCartProductBySlug } from '../../db/cart-products';
 import { Account, PAYMENT_METHODS, type CheckoutSource } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { validationError } from '../../lib/errors';
@@ -43,8 +43,7 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     tenant: Tenant,
     source: CheckoutSource,
     buyer: Buyer,
-    itemsOf: (tx: Transaction) => Promise<CheckoutCartItem[]>,
-    options: PriceCartOptions = {},
+    itemsOf: (tx: Transaction) => Promise<{ items: CheckoutCartItem[]; options?: PriceCartOptions }>,
   ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
     // With the fulfilment module on, a courier chosen in metadata ships the order, so it must be one the partner
     // offers (asked before the transaction); with the module off the keys are plain metadata.
@@ -53,7 +52,8 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
       await assertShippingChoice(partners, tenant, choice);
     }
     const { session, workflowId } = await sequelize.transaction(async (tx) => {
-      const priced = await priceCart(tx, tenant, { items: await itemsOf(tx), couponCode: buyer.couponCode, customerEmail: buyer.email }, options);
+      const { items, options } = await itemsOf(tx);
+      const priced = await priceCart(tx, tenant, { items, couponCode: buyer.couponCode, customerEmail: buyer.email }, options);
       if (priced.requiresShipping && !buyer.shippingAddress) {
         throw validationError('shippingAddress: required, since a product of this checkout is physical', [
           { field: 'shippingAddress', message: 'required, since a product of this checkout is physical' },
@@ -87,26 +87,21 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     async buyNow(merchantSlug: string, productSlug: string, body: BuyNowBody, auth?: AuthContext) {
       const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);
       const { variantId, quantity, ...buyer } = body;
-      return create(
-        tenant,
-        'buy_now',
-        buyer,
-        async (tx) => {
-          const productId = await findBuyableProductId(sequelize, tenant, productSlug, tx);
-          if (!productId) {
-            throw validationError('productSlug: no published product with this slug in this store', [{ field: 'productSlug', message: 'no published product with this slug in this store' }]);
-          }
-          return [{ productId, variantId, quantity: quantity ?? 1 }];
-        },
-        { itemField: buyNowField },
-      );
+      return create(tenant, 'buy_now', buyer, async (tx) => {
+        // Read once, with what pricing needs: the slug names the product.
+        const product = await readCartProductBySlug(tx, tenant, productSlug);
+        if (!product) {
+          throw validationError('productSlug: no published product with this slug in this store', [{ field: 'productSlug', message: 'no published product with this slug in this store' }]);
+        }
+        return { items: [{ productId: product.id, variantId, quantity: quantity ?? 1 }], options: { itemField: buyNowField, catalogue: new Map([[product.id, product]]) } };
+      });
     },
 
     /** Several products, one line each, paid together on one hosted page. */
     async cart(merchantSlug: string, body: CartCheckoutBody, auth?: AuthContext) {
       const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);
       const { items, ...buyer } = body;
-      return create(tenant, 'cart', buyer, async () => items);
+      return create(tenant, 'cart', buyer, async () => ({ items }));
     },
   };
 }

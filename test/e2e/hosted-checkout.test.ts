@@ -3,23 +3,20 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { QueryTypes } from 'sequelize';
-import { Account, type CheckoutSession } from '../../db/models';
-import { completeCheckoutSession } from '../../domain/checkout/transitions';
+import { Account, Delivery, License, Product, type CheckoutSession } from '../../db/models';
 import { createDownloadLinks } from '../../domain/deliveries/links';
-import { createStarters } from '../../domain/workflow-starters';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { requireEncryptionKey } from '../../lib/config';
-import { createLogger } from '../../lib/logger';
+import { workflowIds } from '../../workflows/messages';
 import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
-import { insertSessionDelivery } from '../fixtures/checkout-deliveries';
-import { insertLicense } from '../fixtures/licenses';
 import { insertProductFile, insertProducts } from '../fixtures/products';
-import { tenantOf } from '../fixtures/workspaces';
-import { useTestApi } from '../helpers/context';
+import { http, useTestApi } from '../helpers/context';
+import { startTestWorker } from '../helpers/worker';
 
 /**
  * The hosted checkout page in a real browser: Debian's Chromium driven by playwright-core, against the API on an
- * ephemeral loopback port. Screenshots of each state land in test-artifacts/hosted-checkout/ (gitignored).
+ * ephemeral loopback port, the merchant confirming through the API and a real worker fulfilling the session.
+ * Screenshots of each state land in test-artifacts/hosted-checkout/ (gitignored).
  */
 jest.setTimeout(120_000);
 
@@ -30,16 +27,16 @@ const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/hosted-checkout'
 const LOGO_URL = 'https://cdn.acme.test/logo.svg';
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32" viewBox="0 0 96 32"><rect width="32" height="32" rx="8" fill="#ffffff"/><path d="M8 22L16 8l8 14z" fill="#0f766e"/><text x="40" y="22" font-family="sans-serif" font-size="14" fill="#ffffff">ACME</text></svg>';
 
+/** This file's own queue: its worker runs these sessions' workflows and no other file's. */
+const TASK_QUEUE = `hosted-checkout-${process.pid}`;
 // Page loads of this file alone would not reach the per-IP budget, but other files' public calls share 127.0.0.1.
-const t = useTestApi({ PUBLIC_RATE_LIMIT_PER_MINUTE: '100000' });
+const t = useTestApi({ PUBLIC_RATE_LIMIT_PER_MINUTE: '100000', TEMPORAL_TASK_QUEUE: TASK_QUEUE });
 
 let browser: Browser;
 let withJs: BrowserContext;
 let withoutJs: BrowserContext;
 let ws: CreatedWorkspace;
 let products: string[];
-let fileId: string;
-let licenseKey: string;
 /** Console errors, page errors and failed requests of every page, asserted empty after each test. */
 let problems: string[] = [];
 
@@ -57,9 +54,10 @@ beforeAll(async () => {
   }
 
   ws = await t.ctx.createWorkspace();
+  // A digital product with a file (a download) and one that issues licence keys and has no file (a licence).
   products = await insertProducts(t.ctx.sequelize, ws, 2);
-  fileId = (await insertProductFile(ws, products[0]!, { fileName: 'field-guide.pdf' })).id;
-  licenseKey = (await insertLicense(ws, products[1]!)).key;
+  await insertProductFile(ws, products[0]!, { fileName: 'field-guide.pdf' });
+  await Product.update({ licenseEnabled: true }, { where: { id: products[1]! } });
   await Account.update(
     {
       name: 'Acme Books',
@@ -166,9 +164,10 @@ describe('the hosted checkout page in Chromium', () => {
     await load(page, s.id, true);
     expect(await mainText(page)).toBe(text);
 
-    // The merchant confirms; until fulfilment has written the deliveries, the receipt says it is being prepared.
-    const starters = createStarters(t.ctx.temporal, { taskQueue: t.ctx.config.TEMPORAL_TASK_QUEUE });
-    await completeCheckoutSession({ sequelize: t.ctx.sequelize, starters, logger: createLogger('silent', 'hosted-checkout-test') }, tenantOf(ws), s.id, { from: 'pending_review' });
+    // The merchant confirms through the API. No worker polls this file's queue yet, so the session's workflow
+    // (started by the API after its commit) cannot have fulfilled it: the receipt says it is being prepared.
+    const confirmed = await http<{ data: { status: string } }>(t.api.baseUrl, 'POST', `/api/v1/payment/checkout-sessions/${s.id}/confirm`, { key: ws.secretKey });
+    expect({ status: confirmed.status, session: confirmed.body.data.status }).toEqual({ status: 200, session: 'completed' });
     await load(page, s.id, true);
     text = await mainText(page);
     expect(text).toContain('Payment received');
@@ -177,9 +176,20 @@ describe('the hosted checkout page in Chromium', () => {
     await load(page, s.id, true);
     expect(await mainText(page)).toBe(text);
 
-    // What fulfilment writes (written here directly until the fulfilment worker lands): one download, one licence.
-    const download = await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '1', productId: products[0]!, fileId });
-    await insertSessionDelivery(ws, s.id, { kind: 'license', lineKey: '2', productId: products[1]!, licenseKey });
+    // A real worker on the queue: the workflow's fulfilment writes one download and one licence, then ends.
+    const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE);
+    try {
+      await expect(t.ctx.temporal.workflow.getHandle(workflowIds.checkoutSession(s.id)).result()).resolves.toBe('fulfilled');
+    } finally {
+      await worker.stop();
+    }
+    const deliveries = await Delivery.findAll({ where: { checkoutSessionId: s.id }, order: [['lineKey', 'ASC']] });
+    expect(deliveries.map((d) => [d.lineKey, d.kind])).toEqual([
+      ['1', 'download'],
+      ['2', 'license'],
+    ]);
+    const [licence] = await License.findAll({ where: { checkoutSessionId: s.id } });
+    expect(deliveries[1]!.licenseKey).toBe(licence!.key);
     const links = createDownloadLinks({ secret: requireEncryptionKey(t.ctx.config), publicBaseUrl: t.ctx.config.PUBLIC_BASE_URL });
     for (const reload of [false, true]) {
       await load(page, s.id, true);
@@ -187,8 +197,8 @@ describe('the hosted checkout page in Chromium', () => {
       expect({ reload, prepared: text.includes('being prepared') }).toEqual({ reload, prepared: false });
       const href = (await page.getByRole('link', { name: 'field-guide.pdf' }).getAttribute('href'))!;
       expect(href.startsWith(`${t.ctx.config.PUBLIC_BASE_URL}/api/v1/storefront/public/downloads/`)).toBe(true);
-      expect(links.verify(href.split('/').pop()!)).toEqual({ deliveryId: download.id });
-      await expect(page.locator('code.license-key').innerText()).resolves.toBe(licenseKey);
+      expect(links.verify(href.split('/').pop()!)).toEqual({ deliveryId: deliveries[0]!.id });
+      await expect(page.locator('code.license-key').innerText()).resolves.toBe(licence!.key);
       expect(await page.getByRole('link', { name: 'Continue to Acme Books' }).getAttribute('href')).toBe('https://acme.test/thanks');
     }
     await shot(page, '04-receipt');

@@ -17,17 +17,17 @@ export interface WorkerProcess {
 /**
  * `npm run worker` as its own process (`node --import tsx worker/main.ts`): Temporal worker plus the outbox
  * relay, exactly as deployed (or another `script` that logs `startedMessage`, e.g. `api/main.ts` with
- * "api listening"). Resolves once it logs "worker started". It inherits this process's environment (the
- * database, Temporal address and encryption key from globalSetup); `env` adds the rest, NODE_EXTRA_CA_CERTS
- * included (Node reads it only at start-up).
+ * "api listening"; `nodeArgs` go before the script, e.g. `--cpu-prof`). Resolves once it logs "worker started".
+ * It inherits this process's environment (the database, Temporal address and encryption key from globalSetup);
+ * `env` adds the rest, NODE_EXTRA_CA_CERTS included (Node reads it only at start-up).
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
-  options: { script?: string; startedMessage?: string; timeoutMs?: number } = {},
+  options: { script?: string; startedMessage?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<WorkerProcess> {
   const timeoutMs = options.timeoutMs ?? 90_000;
   const startedLine = `"msg":"${options.startedMessage ?? 'worker started'}"`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, options.script ?? 'worker/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(PROJECT_ROOT, options.script ?? 'worker/main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -339,6 +339,56 @@ describe('checkout-session workflow (time-skipping server, real activities and d
     expect((await ReferralLink.findByPk(referral.id))!.conversions).toBe(1);
   });
 
+  it('runs the steps as local activities; a step failing its local tries runs as an ordinary activity, retried with its last failure visible, and applies once', async () => {
+    const tenant = await newTenant(ctx);
+    const product = await insertSellableProduct(ctx.sequelize, tenant, { files: ['book.pdf'] });
+    const session = await insertSession(tenant, { status: 'pending_review', lineItems: [lineOf(product.id)] });
+    // The balance step fails its three local tries and the ordinary activity's first attempt, then waits to be released.
+    let failures = 4;
+    let reached!: () => void;
+    let release!: () => void;
+    const atRetry = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const flaky = {
+      ...activities,
+      async runCheckoutFulfilmentStep(input: Parameters<typeof activities.runCheckoutFulfilmentStep>[0]) {
+        if (input.step === 'balance') {
+          if (failures > 0) {
+            failures -= 1;
+            throw new Error('ledger unavailable');
+          }
+          reached();
+          await released;
+        }
+        return activities.runCheckoutFulfilmentStep(input);
+      },
+    };
+
+    const { pending, outcome, events } = await run(async (env, taskQueue) => {
+      const flow = checkoutFlow(env, taskQueue);
+      const handle = await flow.start(session);
+      await flow.confirm(tenant, session.id);
+      await atRetry;
+      const pending = ((await handle.describe()).raw.pendingActivities ?? []).map((a) => ({ type: a.activityType?.name, attempt: a.attempt, failure: a.lastFailure?.message }));
+      release();
+      const outcome = await handle.result();
+      await recordHistory(handle, 'checkout-session-step-fallback');
+      return { pending, outcome, events: (await handle.fetchHistory()).events ?? [] };
+    }, flaky);
+
+    // What an operator sees while the step keeps failing: a pending activity, its attempt and its last failure.
+    expect(pending).toEqual([{ type: 'runCheckoutFulfilmentStep', attempt: 2, failure: 'ledger unavailable' }]);
+    expect(outcome).toBe('fulfilled');
+    // Only the failing step became an activity task: the plan and every other step ran inside workflow tasks.
+    const { EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EVENT_TYPE_MARKER_RECORDED } = temporal.api.enums.v1.EventType;
+    expect(events.filter((e) => e.eventType === EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+      'runCheckoutFulfilmentStep',
+    ]);
+    expect(events.filter((e) => e.eventType === EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes!.markerName === 'core_local_activity')).toHaveLength(6);
+    expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(['delivery:1', 'balance', 'event:checkout.completed', 'email:receipt', 'fulfilled']);
+    expect(await countRows(ctx.sequelize, 'balance_transactions', 'source_id', session.id)).toBe(1);
+  });
+
   it('completes both of two concurrent sessions on a code with one use left; only one counts the use, the other records discountApplied false', async () => {
     const tenant = await newTenant(ctx);
     const product = await insertSellableProduct(ctx.sequelize, tenant, { licenseEnabled: true });

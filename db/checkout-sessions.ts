@@ -1,0 +1,44 @@
+import { CheckoutSession } from './models';
+import type { Statement } from './pagination';
+
+/** Attributes stored as JSONB: bound as JSON text. */
+const JSON_ATTRIBUTES = new Set(['paymentMethods', 'lineItems', 'shippingAddress', 'metadata']);
+
+let returning: string | undefined;
+
+/** Every column of a session row, aliased to its attribute name (what `CheckoutSession.build(row, { raw: true })` takes). */
+function returningColumns(): string {
+  returning ??= Object.entries(CheckoutSession.getAttributes() as Record<string, { field?: string }>)
+    .map(([attribute, { field }]) => `${field ?? attribute} AS "${attribute}"`)
+    .join(', ');
+  return returning;
+}
+
+/**
+ * One INSERT of a checkout session returning the whole row, without Sequelize's instance pipeline: a session is
+ * written on every checkout create, the storefront's busiest write (README, Benchmark). `values` are attributes
+ * (`accountId` among them); undefined ones are left to the column defaults. Every attribute a caller passes
+ * always, so one create path sends one statement text, which runs as a named prepared statement.
+ *
+ * The session's `backend` is the workspace's payment module switch as the INSERT reads it, fixed for the
+ * session's life (docs/decisions/payment-module.md), read in the same statement rather than a round trip before.
+ */
+export function checkoutSessionInsertStatement(values: Record<string, unknown>): Statement {
+  const attributes = CheckoutSession.getAttributes() as Record<string, { field?: string }>;
+  const keys = Object.keys(values).filter((k) => values[k] !== undefined && k !== 'backend');
+  const accountParam = keys.indexOf('accountId') + 1;
+  if (accountParam === 0) throw new Error('a checkout session INSERT needs its accountId');
+  // Column names come from the model only; the values are bound.
+  const column = (key: string) => {
+    const field = attributes[key]?.field;
+    if (!field) throw new Error(`not a checkout session attribute: ${key}`);
+    return field;
+  };
+  return {
+    text: `INSERT INTO checkout_sessions (${keys.map(column).join(', ')}, backend)
+       SELECT ${keys.map((_, i) => `$${i + 1}`).join(', ')}, CASE WHEN a.payment_enabled THEN 'provider' ELSE 'local' END
+         FROM accounts a WHERE a.id = $${accountParam}
+       RETURNING ${returningColumns()}`,
+    values: keys.map((k) => (JSON_ATTRIBUTES.has(k) && values[k] !== null ? JSON.stringify(values[k]) : values[k])),
+  };
+}
