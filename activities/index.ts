@@ -1,11 +1,3 @@
-import type { Agent } from 'node:https';
-import type { Sequelize } from 'sequelize';
-import type { TextGenerator } from '../lib/ai';
-import type { Config } from '../lib/config';
-import type { CryptoBox } from '../lib/crypto-box';
-import type { Mailer } from '../lib/email';
-import type { Logger } from '../lib/logger';
-import type { BlobStorage } from '../lib/storage';
 import { createAiGenerationActivities } from './ai-generation';
 import { createCheckoutActivities } from './checkout';
 import { createEmailActivities } from './email';
@@ -16,22 +8,9 @@ import { createPayoutActivities } from './payouts';
 import { createSubscriptionActivities } from './subscriptions';
 import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
+import type { ActivityDeps } from './deps';
 
-/** What activities may touch. The worker builds these once (worker/deps.ts); tests hand in real ones. */
-export interface ActivityDeps {
-  sequelize: Sequelize;
-  logger: Logger;
-  config: Config;
-  box: CryptoBox;
-  /** Product file blobs (FILE_STORAGE_DIR). */
-  storage: BlobStorage;
-  /** Product copy for ai-generation: the configured provider or the offline generator. */
-  textGenerator: TextGenerator;
-  /** Buyer e-mail over SMTP_URL from EMAIL_FROM (tests hand in one for their own SMTP server). */
-  mailer: Mailer;
-  /** HTTPS agent for webhook sends; default: keep-alive with the system CAs (+ NODE_EXTRA_CA_CERTS). Tests hand in one trusting their CA. */
-  webhookAgent?: Agent;
-}
+export type { ActivityDeps } from './deps';
 
 type Activity = (...args: never[]) => Promise<unknown>;
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

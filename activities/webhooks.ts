@@ -4,7 +4,7 @@ import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks/delive
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
 import { createWebhookAgent, postWebhook } from '../lib/webhooks/send';
 import type { AttemptInput, AttemptResult } from '../workflows/messages';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 /** Whole-request deadline of one webhook POST (connect, TLS, response). */
 export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;

@@ -21,7 +21,8 @@ import { docsContentSecurityPolicy, securityHeaders } from './middleware/securit
 import { buildDocument, createRegistry } from './openapi';
 import { checkoutPages } from './pages/checkout/router';
 import { orderPages } from './pages/order/router';
-import { ROUTES, type RouteDeps } from './routes/registry';
+import { ROUTES } from './routes/registry';
+import type { RouteDeps } from './routes/route-deps';
 import { temporalIsReachable } from './temporal-client';
 
 export interface AppDeps {

@@ -2,8 +2,6 @@ import type { Router } from 'express';
 import { certifications } from '../../domain/credibility/certifications';
 import { portfolio } from '../../domain/credibility/portfolio';
 import { testimonials } from '../../domain/credibility/testimonials';
-import type { Services } from '../../domain/services';
-import type { EndpointDeps } from '../endpoint';
 import { apiKeysRouter } from './api-keys/router';
 import { billingSettingsRouter } from './billing-settings/router';
 import { blogPostsRouter } from './blog-posts/router';
@@ -29,11 +27,7 @@ import { storefrontSettingsRouter } from './storefront-settings/router';
 import { subscriptionsRouter } from './subscriptions/router';
 import { testClocksRouter } from './test-clocks/router';
 import { webhookEndpointsRouter } from './webhook-endpoints/router';
-
-/** What every router gets: the endpoint machinery and the domain services. */
-export interface RouteDeps extends EndpointDeps {
-  services: Services;
-}
+import type { RouteDeps } from './route-deps';
 
 /** Every resource's router, mounted under /api in this order; a new resource adds one line here. */
 export const ROUTES: ((deps: RouteDeps) => Router)[] = [

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
 import { pageQuery } from '../../pagination';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 
 export function apiKeysRouter(deps: RouteDeps) {
   const service = deps.services.apiKeys;

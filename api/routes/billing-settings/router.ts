@@ -1,5 +1,5 @@
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { BillingSettings, UpdateBillingSettingsBody } from './schemas';
 
 /** Workspace settings live under `/v1/account/…`, like the storefront settings; these apply to both environments. */

@@ -1,5 +1,5 @@
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { BlogPostList, BlogPostParams, CreateBlogPostBody, Deleted, SingleBlogPost, UpdateBlogPostBody } from './schemas';
 
 /** The merchant's blog posts: the credibility conventions, answering under `data.post` / `data.posts`. */

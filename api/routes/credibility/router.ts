@@ -5,7 +5,7 @@ import type { CredibilityService } from '../../../domain/credibility/service';
 import { recordBase } from '../../../domain/credibility/fields';
 import { ApiRouter } from '../../endpoint';
 import { pathId } from '../../openapi';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 
 function mapShape(shape: Record<string, z.ZodType>, f: (key: string, schema: z.ZodType) => z.ZodType) {
   return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, f(key, schema)]));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { CreateCustomerBody, Customer, CustomerIdParams, ListCustomersQuery, UpdateCustomerBody } from './schemas';
 
 /** No DELETE (document 2): the method answers 405 METHOD_NOT_ALLOWED in the envelope. */

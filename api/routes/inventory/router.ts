@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
 import { pageQuery } from '../../pagination';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import {
   AdjustStockBody,
   CreateVariantBody,

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { INVOICE_HTML_CSP } from '../../../domain/invoices/html';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { ExportInvoicesQuery, Invoice, InvoiceIdParams, IssueInvoiceBody, ListInvoicesQuery } from './schemas';
 
 /** Document 2's read-only invoice routes. `export.csv` is declared before `/:id`, which would otherwise take it. */

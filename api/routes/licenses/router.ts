@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { License, LicenseActivation, LicenseDeactivation, LicenseInstanceBody, LicenseKeyParams, LicenseValidation, ValidateLicenseQuery } from './schemas';
 
 /**

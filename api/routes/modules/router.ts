@@ -1,6 +1,6 @@
 import { ApiRouter } from '../../endpoint';
 import { ModuleFlags, SetModuleBody } from './schemas';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 
 export function modulesRouter(deps: RouteDeps) {
   const service = deps.services.modules;

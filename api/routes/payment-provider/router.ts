@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import type { ProviderCallbackService } from '../../../domain/payment-provider/callbacks';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { ProviderCallbackAnswer, ProviderCallbackBody } from './schemas';
 
 /** Provider callbacks are small (an invoice or a disbursement); a larger body is no callback of theirs. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { CreatePlanBody, CreatePlanPriceBody, ListPlansQuery, Plan, PlanIdParams, PlanPrice, PriceIdParams, UpdatePlanBody, UpdatePlanPriceBody } from './schemas';
 
 export function plansRouter(deps: RouteDeps) {

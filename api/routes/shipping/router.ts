@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PARTNER_SIGNATURE_HEADER, type ShippingService } from '../../../domain/shipping/service';
 import { AppError } from '../../../lib/errors';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import {
   CancelShipmentBody,
   Courier,

@@ -1,5 +1,5 @@
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { ManualCheckoutBody, ManualCheckoutParams, OrderStatus, OrderTrackerParams, OrderTrackerQuery, PlacedManualOrder } from './schemas';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FEED_CHANNELS } from '../../../domain/storefront/feeds';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import {
   BlogIndex,
   BlogPostPage,

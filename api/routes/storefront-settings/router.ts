@@ -1,5 +1,5 @@
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { StorefrontSettings, UpdateStorefrontSettingsBody } from './schemas';
 
 export function storefrontSettingsRouter(deps: RouteDeps) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiRouter } from '../../endpoint';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 import { AdvanceTestClockBody, CreateTestClockBody, DeletedTestClock, ListTestClocksQuery, TestClock, TestClockIdParams } from './schemas';
 
 /** Test keys only: a live key gets 404 on every route (ARCHITECTURE.md). */

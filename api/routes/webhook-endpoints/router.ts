@@ -11,7 +11,7 @@ import {
   WebhookEndpoint,
   WebhookEndpointIdParams,
 } from './schemas';
-import type { RouteDeps } from '../registry';
+import type { RouteDeps } from '../route-deps';
 
 export function webhookEndpointsRouter(deps: RouteDeps) {
   const service = deps.services.webhookEndpoints;
