@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import type { CheckoutStatus } from '../db/models';
-import { expireCheckoutIfOpen } from '../domain/checkout/expiry';
+import { expireCheckoutIfOpen, expireProviderInvoiceOf } from '../domain/checkout/expiry';
 import { createCheckoutFulfilment, type StepOutcome } from '../domain/checkout/fulfilment';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
@@ -28,12 +28,15 @@ export function createCheckoutActivities({ sequelize, config, box }: { sequelize
      * At the deadline: expires the session if it is still `open`; answers its status either way. "Now" is the
      * time Temporal scheduled this attempt, the clock of the timer that called it (and, on the time-skipping
      * test server, the skipped one). A session still `open` before its `expiresAt` by that clock is a call
-     * made too early: retried, so never reported as paid.
+     * made too early: retried, so never reported as paid. An expired provider-mode session's provider invoice is
+     * expired in the same step (idempotently, so a retry after the row was written only repeats the call): the
+     * workflow's history is unchanged.
      */
     async expireCheckoutIfOpen(input: CheckoutActivityInput): Promise<Exclude<CheckoutStatus, 'open'>> {
       const now = new Date(Context.current().info.currentAttemptScheduledTimestampMs);
       const status = await expireCheckoutIfOpen(sequelize, tenantOf(input), input.sessionId, now);
       if (status === 'open') throw ApplicationFailure.retryable(`checkout session ${input.sessionId} is not due to expire yet`, 'CheckoutNotDue');
+      if (status === 'expired') await expireProviderInvoiceOf(config, tenantOf(input), input.sessionId);
       return status;
     },
 

@@ -41,15 +41,16 @@ export const noStore: RequestHandler = (_req, res, next) => {
  * The hosted checkout pages' CSP (api/pages/checkout), replacing the API's. No script may run at all: the pages
  * work without JavaScript. Styles come from the pages' own stylesheet and the one <style> that carries the
  * merchant's colour, under this response's nonce; images from this origin and the merchant logo's origin only;
- * forms post only back here. Nothing else loads, and no other site may frame the page.
+ * forms post only back here (and, for a provider-mode session, on to the provider's page the pay answer redirects
+ * to: browsers hold a form's redirects to `form-action` too). Nothing else loads, and no other site may frame the page.
  */
-export function checkoutPageContentSecurityPolicy({ nonce, imageOrigins }: { nonce: string; imageOrigins: string[] }): string {
+export function checkoutPageContentSecurityPolicy({ nonce, imageOrigins, formOrigins = [] }: { nonce: string; imageOrigins: string[]; formOrigins?: string[] }): string {
   return [
     "default-src 'none'",
     "script-src 'none'",
     `style-src 'self' 'nonce-${nonce}'`,
     ["img-src 'self'", ...imageOrigins].join(' '),
-    "form-action 'self'",
+    ["form-action 'self'", ...formOrigins].join(' '),
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join(';');

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids';
 import { workflowIds } from '../../workflows/messages';
 import { reserveForLines, type ReservationOwner } from '../inventory/reservations';
 import { recordStart } from '../workflow-starts';
+import type { ProviderInvoices } from './backends';
 
 /** The session's default lifetime (document 2, Limits). */
 export const DEFAULT_CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -53,8 +54,16 @@ export const checkoutStockOwner = (sessionId: string): ReservationOwner => ({
  * so a crash between the commit and the start delays the workflow, never loses it, and the reservation of its
  * stock-tracked variants while the fulfilment module is on (`409 INSUFFICIENT_STOCK` when short: the caller's
  * transaction rolls back, nothing is written). Callers have validated and priced the input; this stores it.
+ * With `providerInvoices`, a provider-mode session gets its provider invoice here, so its `hostedUrl` is the
+ * provider's page from the start; without, its first pay creates it.
  */
-export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, input: NewCheckoutSession, now = new Date()): Promise<CreatedCheckoutSession> {
+export async function insertCheckoutSession(
+  tx: Transaction,
+  tenant: Tenant,
+  input: NewCheckoutSession,
+  now = new Date(),
+  { providerInvoices }: { providerInvoices?: ProviderInvoices } = {},
+): Promise<CreatedCheckoutSession> {
   const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
   // A plain INSERT of every column (a model instance's build, validation and hooks cost more than the statement),
   // the row then taken into an instance for the callers.
@@ -88,7 +97,15 @@ export async function insertCheckoutSession(tx: Transaction, tenant: Tenant, inp
     workflowType: 'checkoutSession',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: expiresAt.toISOString() },
   });
+  // Before the stock is reserved, so no stock row stays locked while the provider answers.
+  if (session.backend === 'provider' && providerInvoices) await providerInvoices.open(tx, session);
   // Last, so the stock rows are locked only for the commit: the session's workflow releases or commits the hold.
-  await reserveForLines(tx, tenant, input.lineItems, checkoutStockOwner(session.id));
+  try {
+    await reserveForLines(tx, tenant, input.lineItems, checkoutStockOwner(session.id));
+  } catch (err) {
+    // Refused (short of stock): the invoice's page was never given out; it is expired so it can never be paid.
+    if (providerInvoices) await providerInvoices.discard(session).catch(() => undefined);
+    throw err;
+  }
   return { session, workflowId };
 }

@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { CheckoutSession, type CheckoutStatus } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { createPaymentProviders, type PaymentProviderConfig } from '../../lib/payment-provider';
 import { releaseReservations } from '../inventory/reservations';
 import { checkoutStockOwner } from './create';
 
@@ -21,4 +22,16 @@ export async function expireCheckoutIfOpen(sequelize: Sequelize, tenant: Tenant,
     await releaseReservations(tx, tenant, checkoutStockOwner(session.id));
     return session.status;
   });
+}
+
+/**
+ * A provider-mode session our workflow expired: its provider invoice is expired too, so the buyer can no longer
+ * pay a session that will not be fulfilled. Idempotent (an invoice already expired or paid is left as it is: a
+ * payment that won the race is refunded by its callback); a provider that does not answer throws, and the
+ * activity retries.
+ */
+export async function expireProviderInvoiceOf(config: PaymentProviderConfig, tenant: Tenant, sessionId: string): Promise<void> {
+  const session = await CheckoutSession.findOne({ where: { id: sessionId, ...tenantWhere(tenant) }, attributes: ['id', 'backend', 'environment', 'status', 'providerInvoiceId'] });
+  if (session?.backend !== 'provider' || session.status !== 'expired' || !session.providerInvoiceId) return;
+  await createPaymentProviders(config).forEnvironment(session.environment).expireInvoice(session.providerInvoiceId);
 }

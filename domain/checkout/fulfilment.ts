@@ -135,7 +135,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
         return { balanceTransactionId: id };
       }
       case FULFILMENT_STEPS.completedEvent: {
-        const dto = toCheckoutSessionDto(session, { hostedUrl: (s) => hostedCheckoutUrl(config.PUBLIC_BASE_URL, s.id) });
+        const dto = toCheckoutSessionDto(session, { hostedUrl: (s) => s.providerInvoiceUrl ?? hostedCheckoutUrl(config.PUBLIC_BASE_URL, s.id) });
         const event = await emit(tx, tenant, 'checkout.completed', { ...dto, metadata: { ...session.metadata, source: COMPLETION_SOURCE } });
         return { eventId: event.id };
       }

@@ -6,7 +6,7 @@ import type { MoneyCurrency } from '../../lib/money';
 import { createDownloadLinks } from '../deliveries/links';
 import type { ServiceDeps } from '../service-deps';
 import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
-import { createLocalPaymentBackend } from './payment-backend';
+import { paymentBackendOfSession } from './backends';
 import { payCheckoutSession } from './transitions';
 
 /**
@@ -67,6 +67,8 @@ export interface HostedCheckoutView {
   transfer: HostedPageTransfer | null;
   /** Only in `completed`. */
   receipt: HostedPageReceipt | null;
+  /** A provider-mode session's: the origin of the provider's page its pay button leads to. */
+  providerOrigin: string | null;
 }
 
 /** `cs_` + a ULID: anything else is answered 404 without a query. */
@@ -76,10 +78,18 @@ function stateOf(session: CheckoutSession, now: Date): HostedPageState {
   return session.status === 'open' && session.expiresAt <= now ? 'expired' : session.status;
 }
 
+/**
+ * Where a provider session's pay leads: its invoice's page, or, before the invoice exists (a session whose creator
+ * did not open one), the configured provider's address, where the sandbox serves its pages.
+ */
+function providerOriginOf(session: CheckoutSession, baseUrl: string | undefined): string | null {
+  if (session.backend !== 'provider') return null;
+  const url = session.providerInvoiceUrl ?? baseUrl;
+  return url ? new URL(url).origin : null;
+}
+
 export function createHostedCheckoutService({ sequelize, config, logger, starters }: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>) {
   const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
-  // Local mode (ARCHITECTURE.md); the payment module's provider backend is chosen here once it exists.
-  const backend = createLocalPaymentBackend({ publicBaseUrl: config.PUBLIC_BASE_URL });
 
   async function receiptOf(session: CheckoutSession, now: Date): Promise<HostedPageReceipt> {
     const tenant = tenantWhere(session);
@@ -148,19 +158,26 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
               }
             : null,
         receipt: state === 'completed' ? await receiptOf(session, now) : null,
+        providerOrigin: providerOriginOf(session, config.PAYMENT_PROVIDER_BASE_URL),
       };
     },
 
     /**
-     * The buyer's pay button: `open` → `pending_review` through the payment backend. A method outside the
-     * session's set is `400 VALIDATION_ERROR`; a session that is not open (or is past its expiry) `409 INVALID_STATE`.
+     * The buyer's pay button, through the session's own backend: `open` → `pending_review` in local mode; in
+     * provider mode the session stays `open` and the answer is the provider's page to send the buyer to. A method
+     * outside the session's set is `400 VALIDATION_ERROR`; a session that is not open (or is past its expiry)
+     * `409 INVALID_STATE`.
      */
-    async pay(sessionId: string, method: unknown, now = new Date()): Promise<void> {
+    async pay(sessionId: string, method: unknown, now = new Date()): Promise<{ providerUrl: string | null }> {
       if (!SESSION_ID.test(sessionId)) throw notFound('Checkout session');
       if (typeof method !== 'string' || !(PAYMENT_METHODS as readonly string[]).includes(method)) {
         throw validationError('paymentMethod: choose one of the payment methods shown', [{ field: 'paymentMethod', message: `one of ${PAYMENT_METHODS.join(', ')}` }]);
       }
-      await payCheckoutSession({ sequelize, starters, logger }, backend, sessionId, method as PaymentMethod, now);
+      const session = await CheckoutSession.findByPk(sessionId, { attributes: ['id', 'backend', 'environment'] });
+      if (!session) throw notFound('Checkout session');
+      const backend = paymentBackendOfSession(config, session);
+      const { submission } = await payCheckoutSession({ sequelize, starters, logger }, backend, sessionId, method as PaymentMethod, now);
+      return { providerUrl: backend.mode === 'provider' ? submission.redirectUrl : null };
     },
   };
 }

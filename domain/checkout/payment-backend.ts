@@ -24,37 +24,49 @@ export interface PaymentBackend {
 }
 
 /**
- * Provider mode (payment module): paying creates the provider's invoice for the session (once; a second pay sends
- * the buyer to the same invoice) and answers its hosted page; the session stays `open` until the provider's
- * callback completes it (docs/decisions/payment-module.md). Until then the session's page is ours.
+ * Provider mode (payment module): the session's provider invoice is created with the session by the creators that
+ * answer a `hostedUrl` (`insertCheckoutSession` with `ProviderInvoices`), else by the buyer's first pay; paying
+ * answers the invoice's hosted page (a second pay, the same invoice). The session stays `open` until the
+ * provider's callback completes it (docs/decisions/payment-module.md).
  */
 export function createProviderPaymentBackend({ publicBaseUrl, provider }: { publicBaseUrl: string; provider: PaymentProvider }): PaymentBackend {
   return {
     mode: 'provider',
     hostedUrl: (session) => session.providerInvoiceUrl ?? hostedCheckoutUrl(publicBaseUrl, session.id),
     async submitPayment(tx, session, _method) {
-      if (session.providerInvoiceId && session.providerInvoiceUrl) return { status: 'open', redirectUrl: session.providerInvoiceUrl };
-      let invoice;
-      try {
-        invoice = await provider.createInvoice({
-          externalId: session.id,
-          amount: session.amount,
-          currency: session.currency,
-          description: session.description,
-          payerEmail: session.customerEmail,
-          paymentMethods: session.paymentMethods,
-          expiresAt: session.expiresAt,
-          successUrl: session.successUrl,
-          failureUrl: session.cancelUrl,
-        });
-      } catch (err) {
-        if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not create the invoice: ${err.message}`);
-        throw err;
-      }
-      await session.update({ providerInvoiceId: invoice.id, providerInvoiceUrl: invoice.url }, { transaction: tx });
-      return { status: 'open', redirectUrl: invoice.url };
+      return { status: 'open', redirectUrl: await openProviderInvoice(tx, provider, publicBaseUrl, session) };
     },
   };
+}
+
+/**
+ * The session's provider invoice (created once: a session that has one answers its page), for all of its methods,
+ * its amount, currency and description, expiring at the session's `expiresAt`. The provider sends the buyer back
+ * to the merchant's success and cancel URLs, or to our hosted page, which shows the receipt once the callback has
+ * completed the session. Stored on the row the caller holds in `tx`; answers the invoice's page.
+ */
+export async function openProviderInvoice(tx: Transaction, provider: PaymentProvider, publicBaseUrl: string, session: CheckoutSession): Promise<string> {
+  if (session.providerInvoiceId && session.providerInvoiceUrl) return session.providerInvoiceUrl;
+  const ours = hostedCheckoutUrl(publicBaseUrl, session.id);
+  let invoice;
+  try {
+    invoice = await provider.createInvoice({
+      externalId: session.id,
+      amount: session.amount,
+      currency: session.currency,
+      description: session.description,
+      payerEmail: session.customerEmail,
+      paymentMethods: session.paymentMethods,
+      expiresAt: session.expiresAt,
+      successUrl: session.successUrl ?? ours,
+      failureUrl: session.cancelUrl ?? ours,
+    });
+  } catch (err) {
+    if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not create the invoice: ${err.message}`);
+    throw err;
+  }
+  await session.update({ providerInvoiceId: invoice.id, providerInvoiceUrl: invoice.url }, { transaction: tx });
+  return invoice.url;
 }
 
 /** The hosted checkout page this service serves (outside /api) for a session. */

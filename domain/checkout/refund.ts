@@ -1,14 +1,15 @@
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { appendLedgerEntry, pendingOfSession } from '../../db/ledger';
 import { CheckoutRefund, CheckoutSession } from '../../db/models';
 import { audit } from '../../db/outbox';
 import { tenantWhere } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { createPaymentProviders, ProviderError, type PaymentProviderConfig } from '../../lib/payment-provider';
 import type { AuthContext } from '../auth-context';
 import type { RefundCheckoutSessionBody } from './inputs';
 
-/** A refund as the merchant reads it; local refunds are bookkeeping, so they have succeeded when answered. */
+/** A refund as the merchant reads it: local refunds are bookkeeping, so they have succeeded when answered; a provider's is `pending` until its callback. */
 export function toCheckoutRefundDto(refund: CheckoutRefund) {
   return {
     id: refund.id,
@@ -17,7 +18,7 @@ export function toCheckoutRefundDto(refund: CheckoutRefund) {
     amount: refund.amount,
     currency: refund.currency,
     reason: refund.reason,
-    status: 'succeeded' as const,
+    status: refund.status,
     createdAt: refund.createdAt.toISOString(),
   };
 }
@@ -29,9 +30,15 @@ export type CheckoutRefundDto = ReturnType<typeof toCheckoutRefundDto>;
  * queue and their sum never exceeds the amount (the table's CHECK holds it too). In the same transaction the
  * balance gives the amount back: first from what is still pending of this session, the rest from available, which
  * may go negative and is made good by later credits (docs/decisions/checkout.md, "Sessions API").
+ *
+ * A provider-mode session's refund is made at the provider, through the adapter, before commit (our refund id is
+ * the call's idempotency key): a provider that does not take it is `502 PARTNER_UNAVAILABLE` and nothing is
+ * written. The refund stays `pending` until the provider's callback settles it; `refund.created` and
+ * `refund.succeeded` come on the provider's own channel, not from this service (document 2).
  */
 export async function refundCheckoutSession(
   sequelize: Sequelize,
+  config: PaymentProviderConfig,
   auth: AuthContext,
   sessionId: string,
   input: RefundCheckoutSessionBody,
@@ -53,6 +60,7 @@ export async function refundCheckoutSession(
       { id: newId('re'), ...tenant, checkoutSessionId: session.id, amount, currency: session.currency, reason: input.reason ?? null },
       { transaction: tx },
     );
+    if (session.backend === 'provider') await refundAtProvider(tx, config, session, refund);
     await session.update({ refundedAmount: session.refundedAmount + amount }, { transaction: tx });
     const fromPending = Math.min(amount, Math.max(await pendingOfSession(tx, session.id), 0));
     await appendLedgerEntry(tx, tenant, {
@@ -73,4 +81,18 @@ export async function refundCheckoutSession(
     });
     return { refund, session };
   });
+}
+
+async function refundAtProvider(tx: Transaction, config: PaymentProviderConfig, session: CheckoutSession, refund: CheckoutRefund): Promise<void> {
+  // Provider sessions complete only by the provider's paid callback, which names the invoice we stored.
+  if (!session.providerInvoiceId) throw new Error(`provider checkout session ${session.id} completed without a provider invoice`);
+  const provider = createPaymentProviders(config).find(session.environment);
+  if (!provider) throw new AppError('PARTNER_UNAVAILABLE', `No payment provider is configured for the ${session.environment} environment`);
+  try {
+    const made = await provider.createRefund({ referenceId: refund.id, invoiceId: session.providerInvoiceId, amount: refund.amount, currency: refund.currency, reason: refund.reason });
+    await refund.update({ providerRefundId: made.id, status: made.status }, { transaction: tx });
+  } catch (err) {
+    if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not take the refund: ${err.message}`);
+    throw err;
+  }
 }

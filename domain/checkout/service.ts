@@ -6,7 +6,7 @@ import { invalidState, notFound, validationError } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { startRecordedNow } from '../workflow-starts';
-import { paymentBackendFor, paymentBackendOfSession } from './backends';
+import { paymentBackendFor, paymentBackendOfSession, providerInvoicesOf } from './backends';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from './create';
 import { toCheckoutSessionDto, type CheckoutSessionDto } from './dto';
 import type { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';
@@ -28,6 +28,7 @@ export interface CheckoutSessionListQuery extends PageRequest {
 export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>) {
   const { sequelize, config } = deps;
   const backendOf = (account: Pick<Account, 'paymentEnabled'>) => paymentBackendFor(config, account);
+  const providerInvoices = providerInvoicesOf(config);
 
   /** The one line of a product purchase; a session without `productId` is a plain payment with no lines to fulfil. */
   async function productLines(tx: Transaction, tenant: Tenant, input: CreateCheckoutSessionBody): Promise<CheckoutLineItem[]> {
@@ -116,6 +117,7 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
             metadata: input.metadata ?? {},
           },
           now,
+          { providerInvoices },
         );
       });
       await startRecordedNow(deps, workflowId);
@@ -143,7 +145,7 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
 
     /** The refund, with the session as it stands after it (its `amountRefunded`). */
     async refund(auth: AuthContext, id: string, input: RefundCheckoutSessionBody): Promise<CheckoutRefundDto & { checkoutSession: CheckoutSessionDto }> {
-      const { refund, session } = await refundCheckoutSession(sequelize, auth, id, input);
+      const { refund, session } = await refundCheckoutSession(sequelize, config, auth, id, input);
       return { ...toCheckoutRefundDto(refund), checkoutSession: toCheckoutSessionDto(session, backendOf(auth.account)) };
     },
 

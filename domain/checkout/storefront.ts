@@ -9,6 +9,7 @@ import type { ServiceDeps } from '../service-deps';
 import { assertShippingChoice, shippingChoiceOf } from '../shipping/create';
 import { resolveStorefront } from '../storefront/merchant';
 import { startRecordedNow } from '../workflow-starts';
+import { providerInvoicesOf } from './backends';
 import { insertCheckoutSession } from './create';
 import { lineLabel } from './dto';
 import { hostedCheckoutUrl } from './payment-backend';
@@ -38,6 +39,7 @@ type Buyer = Omit<BuyNowBody, 'variantId' | 'quantity'>;
 export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'starters' | 'logger'>) {
   const { sequelize, config } = deps;
   const partners = createShippingPartners(config);
+  const providerInvoices = providerInvoicesOf(config);
 
   async function create(
     tenant: Tenant,
@@ -76,10 +78,10 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
         successUrl: buyer.successUrl ?? null,
         cancelUrl: buyer.cancelUrl ?? null,
         metadata: buyer.metadata ?? {},
-      });
+      }, undefined, { providerInvoices });
     });
     await startRecordedNow(deps, workflowId);
-    return { checkoutSessionId: session.id, hostedUrl: hostedCheckoutUrl(config.PUBLIC_BASE_URL, session.id) };
+    return { checkoutSessionId: session.id, hostedUrl: session.providerInvoiceUrl ?? hostedCheckoutUrl(config.PUBLIC_BASE_URL, session.id) };
   }
 
   return {

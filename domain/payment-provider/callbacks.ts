@@ -88,8 +88,12 @@ export function createProviderCallbackService(deps: Pick<ServiceDeps, 'sequelize
 
   async function applyRefund(tx: Transaction, environment: 'test' | 'live', event: Extract<ProviderEvent, { kind: 'refund' }>): Promise<Applied> {
     const refund = await CheckoutRefund.findOne({ where: { environment, providerRefundId: event.refundId }, lock: tx.LOCK.UPDATE, transaction: tx });
-    // A late payment's refund has no row of ours: acknowledged.
-    if (!refund) return nothing('ignored_unknown_refund');
+    if (!refund) {
+      // One of our refunds whose row has not committed yet (the provider can call back before our transaction
+      // ends): 404, so the provider retries once it has. A late payment's refund has no row of ours: acknowledged.
+      if (event.referenceId?.startsWith('re_')) throw notFound('Refund for this provider refund');
+      return nothing('ignored_unknown_refund');
+    }
     if (refund.status !== 'pending') return nothing('ignored', refund.accountId);
     await refund.update({ status: event.status }, { transaction: tx });
     return nothing('applied', refund.accountId);

@@ -101,7 +101,7 @@ export interface Disbursement {
 export type ProviderEvent = { eventId: string; occurredAt: Date } & (
   | { kind: 'invoice'; invoiceId: string; externalId: string; status: 'paid' | 'expired'; paymentMethod: ProviderPaymentMethod | null; paidAmount: number | null; currency: string }
   | { kind: 'disbursement'; disbursementId: string; externalId: string; status: 'completed' | 'failed'; failureCode: string | null }
-  | { kind: 'refund'; refundId: string; status: 'succeeded' | 'failed'; failureCode: string | null }
+  | { kind: 'refund'; refundId: string; status: 'succeeded' | 'failed'; failureCode: string | null; /** Ours (`re_…`, `late_…`), when the provider echoes it. */ referenceId: string | null }
   | { kind: 'unknown'; type: string }
 );
 

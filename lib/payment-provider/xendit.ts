@@ -85,7 +85,7 @@ export function parseXenditCallback(body: Json, webhookId: string | undefined): 
     const refundId = text(data.id);
     const eventId = webhookId ?? `${type}:${refundId ?? 'unknown'}`;
     if ((type === 'refund.succeeded' || type === 'refund.failed') && refundId && when) {
-      return { event: { eventId, occurredAt: when, kind: 'refund', refundId, status: type === 'refund.succeeded' ? 'succeeded' : 'failed', failureCode: text(data.failure_code) } };
+      return { event: { eventId, occurredAt: when, kind: 'refund', refundId, status: type === 'refund.succeeded' ? 'succeeded' : 'failed', failureCode: text(data.failure_code), referenceId: text(data.reference_id) } };
     }
     return { occurredAt: when, unknownType: type, eventId };
   }

@@ -70,6 +70,7 @@ export function renderSession(res: Response, base: string, view: HostedCheckoutV
     testMode: view.testMode,
     reference: view.id,
     notice,
+    formOrigins: view.state === 'open' && view.providerOrigin ? [view.providerOrigin] : [],
     body: bodies[view.state](context),
   });
 }

@@ -26,7 +26,8 @@ const paramId = (req: Request) => String(req.params.id);
 /**
  * The hosted checkout page, served outside `/api` at `/checkout/:id` (the session's `hostedUrl` in local mode):
  * server-rendered HTML that reads the session from the database on every load and needs no JavaScript. Paying
- * is a plain form post that answers `303` back to the page (post/redirect/get), so a reload never pays twice.
+ * is a plain form post that answers `303` back to the page (post/redirect/get), so a reload never pays twice, or,
+ * for a provider-mode session, on to the provider's payment page.
  */
 export function checkoutPages({ hostedCheckout, rateLimits, publicBaseUrl }: CheckoutPageDeps): Router {
   const router = express.Router();
@@ -46,8 +47,9 @@ export function checkoutPages({ hostedCheckout, rateLimits, publicBaseUrl }: Che
     express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 10 }),
     async (req, res) => {
       const id = paramId(req);
+      let paid;
       try {
-        await hostedCheckout.pay(id, (req.body as Record<string, unknown> | undefined)?.paymentMethod);
+        paid = await hostedCheckout.pay(id, (req.body as Record<string, unknown> | undefined)?.paymentMethod);
       } catch (err) {
         const notice = err instanceof AppError ? PAY_REFUSALS[err.code] : undefined;
         if (!notice) throw err;
@@ -56,8 +58,9 @@ export function checkoutPages({ hostedCheckout, rateLimits, publicBaseUrl }: Che
         if (!view) return renderMessage(res, req.baseUrl, NOT_FOUND);
         return renderSession(res, req.baseUrl, view, { status: httpStatusOf(err as AppError), notice });
       }
-      // Relative to the host the buyer is on (a proxy or custom host may differ from PUBLIC_BASE_URL).
-      res.redirect(303, `${req.baseUrl}/${encodeURIComponent(id)}`);
+      // Provider mode: on to the provider's page. Local mode: back to this page, relative to the host the buyer is
+      // on (a proxy or custom host may differ from PUBLIC_BASE_URL), which shows the transfer details.
+      res.redirect(303, paid.providerUrl ?? `${req.baseUrl}/${encodeURIComponent(id)}`);
     },
   );
 

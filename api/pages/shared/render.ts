@@ -52,6 +52,8 @@ export interface Frame extends PageKind {
   notice?: string;
   /** http(s) URLs of images in `body` beside the merchant's logo (already checked); their origins join the CSP. */
   images?: string[];
+  /** Origins a form of this page may end up on besides this one (a payment provider's page, after a redirect). */
+  formOrigins?: string[];
   body: string;
 }
 
@@ -65,7 +67,7 @@ export function sendPage(res: Response, frame: Frame): void {
   res
     .status(frame.status)
     .set({
-      'Content-Security-Policy': checkoutPageContentSecurityPolicy({ nonce, imageOrigins }),
+      'Content-Security-Policy': checkoutPageContentSecurityPolicy({ nonce, imageOrigins, formOrigins: frame.formOrigins }),
       // Every state is read from the database on each load, and pages hold licence keys and download links.
       'Cache-Control': 'no-store',
       // Referrers go to this origin only (so a form post keeps a real Origin header), never to the merchant's sites.

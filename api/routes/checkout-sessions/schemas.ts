@@ -67,7 +67,9 @@ export const CheckoutRefund = z
     amount: smallestUnit(),
     currency: z.string(),
     reason: z.string().nullable(),
-    status: z.literal('succeeded').meta({ description: 'Local refunds are bookkeeping and have succeeded when answered' }),
+    status: z.enum(['pending', 'succeeded', 'failed']).meta({
+      description: 'Local refunds are bookkeeping and have succeeded when answered; a provider-mode refund is pending until the provider reports it',
+    }),
     createdAt: Timestamp,
     checkoutSession: CheckoutSession,
   })
