@@ -51,6 +51,8 @@ export async function submitPayoutDisbursement(deps: DisbursementDeps, tenant: T
     } catch (err) {
       if (!(err instanceof ProviderError) || err.kind !== 'refused') throw err;
       logger.warn({ payoutId: payout.id, code: err.code, status: err.status }, 'the payment provider refused the disbursement: payout failed');
+      // Through in_transit, as every failed payout goes (its stamps say so): handed over and refused at the same moment.
+      await applyPayoutMove(tx, tenant, payout, { to: 'in_transit' }, now);
       await applyPayoutMove(tx, tenant, payout, { to: 'failed', failureReason: err.code ?? 'REFUSED_BY_PROVIDER' }, now);
       await emit(tx, tenant, 'payout.failed', toPayoutDto(payout.get(), box));
       return { status: 'failed' };

@@ -17,6 +17,8 @@ export const SANDBOX_TEST_VALUES = {
   paymentMethods: { success: 'pm_sandbox_success', declined: 'pm_sandbox_declined', insufficientFunds: 'pm_sandbox_insufficient_funds' },
   /** Bank account numbers for `POST /disbursements`; any other number is paid out. */
   accountNumbers: { invalidDestination: '0000000000', rejectedByBank: '1111111111' },
+  /** A bank code `POST /disbursements` refuses at once (400 BANK_CODE_NOT_SUPPORTED_ERROR); any other is taken. */
+  bankCodes: { unsupported: 'SANDBOX_UNSUPPORTED' },
 } as const;
 
 const CARD_FAILURES: Record<string, string> = {
@@ -386,6 +388,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
         if (typeof body[field] !== 'string' || !body[field]) return failure(res, 400, 'API_VALIDATION_ERROR', `${field} is required`);
       }
       if (!(amount > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'amount must be positive');
+      if (body.bank_code === SANDBOX_TEST_VALUES.bankCodes.unsupported) return failure(res, 400, 'BANK_CODE_NOT_SUPPORTED_ERROR', 'the destination bank code is not supported');
       const id = `disb-${randomUUID()}`;
       const record = {
         id,

@@ -42,10 +42,10 @@ async function paymentModule(key: string, enabled: boolean) {
   expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key, body: { module: 'payment', enabled } })).status).toBe(200);
 }
 
-async function funded(accountNumber = '1234567890') {
+async function funded(accountNumber = '1234567890', bankCode = 'BCA') {
   const ws = await ctx.createWorkspace();
   await fundAvailable(ctx.sequelize, ws, 100_000, 'IDR');
-  const bank = await http(api.baseUrl, 'PATCH', `${PAYOUTS}/bank-account`, { key: ws.secretKey, body: { bankCode: 'BCA', bankName: 'Bank Central Asia', bankAccountNumber: accountNumber, bankAccountHolder: 'Holder' } });
+  const bank = await http(api.baseUrl, 'PATCH', `${PAYOUTS}/bank-account`, { key: ws.secretKey, body: { bankCode, bankName: 'Bank Central Asia', bankAccountNumber: accountNumber, bankAccountHolder: 'Holder' } });
   expect(bank.status).toBe(200);
   return ws;
 }
@@ -125,6 +125,17 @@ describe('payouts in provider mode', () => {
     expect(await Payout.findByPk(created.id)).toMatchObject({ status: 'failed', failureReason: 'INVALID_DESTINATION' });
     expect(await available(ws.secretKey)).toBe(100_000);
     expect((await payoutEvents(ws.accountId)).map((e) => e.type)).toEqual(['payout.initiated', 'payout.failed']);
+  });
+
+  it('a disbursement the provider refuses at once fails the payout with its error code, only payout.failed, the amount returned', async () => {
+    const ws = await funded('1234567890', SANDBOX_TEST_VALUES.bankCodes.unsupported);
+    await paymentModule(ws.secretKey, true);
+    const created = await createPayout(ws.secretKey);
+    expect(await ctx.temporal.workflow.getHandle(workflowIds.payout(created.id)).result()).toBe('failed');
+    expect(await Payout.findByPk(created.id)).toMatchObject({ status: 'failed', failureReason: 'BANK_CODE_NOT_SUPPORTED_ERROR', providerDisbursementId: null, reference: null });
+    expect(disbursementOf(created.id)).toEqual([]);
+    expect(await available(ws.secretKey)).toBe(100_000);
+    expect((await payoutEvents(ws.accountId)).map((e) => [e.type, e.data.status])).toEqual([['payout.failed', 'failed']]);
   });
 
   it('a payout created before the module was switched on finishes on the manual backend, with no provider call and no events', async () => {
