@@ -5,6 +5,7 @@ import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { SANDBOX_TEST_VALUES, type PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { subscriptionEvents } from '../fixtures/subscriptions';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { waitFor } from '../helpers/wait';
@@ -27,16 +28,19 @@ let ctx: TestContext;
 let api: TestApi;
 let sandbox: PaymentSandbox;
 let worker: WorkerProcess | undefined;
+let receiver: HttpsReceiver;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
+  const certs = await createTestCertificates();
+  receiver = await startHttpsReceiver(certs);
   const admin = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   await admin.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   await admin.close();
   process.env.TEMPORAL_NAMESPACE = namespace;
   ctx = await createTestContext();
-  const env = { ...sandboxEnv(sandbox.baseUrl), TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL };
-  worker = await startWorkerProcess(env);
+  const env = { ...sandboxEnv(sandbox.baseUrl), TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+  worker = await startWorkerProcess({ ...env, NODE_EXTRA_CA_CERTS: certs.caFile });
   api = await ctx.startApi(env);
   sandbox.callbackUrl = `${api.baseUrl}/api/v1/payment/provider-webhooks`;
 }, 180_000);
@@ -44,6 +48,7 @@ afterAll(async () => {
   await worker?.stop();
   await ctx?.close();
   await sandbox?.close();
+  await receiver?.close();
   process.env.TEMPORAL_NAMESPACE = suiteNamespace;
 });
 
@@ -165,5 +170,33 @@ describe('subscriptions in provider mode (API, worker process, dev server, sandb
       ['invoice.payment_failed', invoice!.id, 'open', 1, 'no_payment_method'],
       ['invoice.void', invoice!.id, 'void'],
     ]);
+  });
+
+  it('routes the provider-mode events to the workspace’s webhook endpoint: customer.created and the invoice’s events', async () => {
+    const ws = await ctx.createWorkspace({ plan: 'pro' });
+    const b = billing(ws);
+    await b.call('POST', '/payment/webhook-endpoints', { url: receiver.url('/provider-events') }, 201);
+    expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
+    const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
+    const customer = await b.call<{ id: string }>('POST', '/payment/customers', { name: 'Ada', metadata: { paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.success } }, 201);
+    const sub = await b.subscribe({ customerId: customer.id, planId: plan.id });
+    const [invoice] = await until(async () => {
+      const list = await b.invoices(sub.id);
+      return list[0]?.status === 'paid' && list;
+    }, 'the first invoice paid');
+    const expected = [
+      ['customer.created', customer.id],
+      ['invoice.created', invoice!.id],
+      ['invoice.finalized', invoice!.id],
+      ['invoice.paid', invoice!.id],
+    ];
+    const delivered = () =>
+      receiver.received
+        .filter((r) => r.path === '/provider-events')
+        .map((r) => JSON.parse(r.rawBody) as { type: string; accountId: string; data: { id: string } })
+        .filter((e) => e.accountId === ws.accountId && (e.type.startsWith('customer.') || e.type.startsWith('invoice.')))
+        .map((e) => [e.type, e.data.id]);
+    await until(async () => delivered().length >= expected.length, 'the provider-mode events delivered');
+    expect(delivered().sort()).toEqual(expected.sort());
   });
 });
