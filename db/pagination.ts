@@ -77,7 +77,7 @@ export function listPageByCreationStatement<M extends Model>(model: ModelStatic<
   if (after) conditions.push(`(created_at, id) < (${bind(after.createdAt)}::timestamptz, ${bind(after.id)})`);
   const limit = bind(options.page.limit + 1);
   return {
-    text: `SELECT ${selectColumns(model)}, created_at::text AS "cursorAt" FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    text: `SELECT ${selectColumns(model)}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS "cursorAt" FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
     values,
   };
 }
@@ -85,8 +85,8 @@ export function listPageByCreationStatement<M extends Model>(model: ModelStatic<
 /**
  * One list page, newest first, for a table whose ids carry more than one prefix (customers: `cust_` and `cus_`):
  * the prefix, not the time, would decide an order by id, so the page is keyset-paginated on (created_at, id)
- * instead. The cursor carries the last row's `created_at` as PostgreSQL prints it (microseconds included), so it
- * names exactly that row; ties on the time are broken by the id.
+ * instead. The cursor carries the last row's `created_at` in UTC to the microsecond (spelled out, whatever the session's
+ * DateStyle), so it names exactly that row; ties on the time are broken by the id.
  */
 export async function listPageByCreation<M extends Model & { id: string }, T>(
   sequelize: Sequelize,

@@ -118,7 +118,7 @@ describe('customers in provider mode', () => {
 
   it('refuses a cursor that is not a position of this list', async () => {
     const ws = await ctx.createWorkspace();
-    const bad = [Buffer.from('v1:cust_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:yesterday|cus_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:2026-01-01 00:00:00+00|prod_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url')];
+    const bad = [Buffer.from('v1:cust_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:yesterday|cus_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:2026-01-01 00:00:00.000000+00|prod_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:2026-02-30 00:00:00.000000+00|cus_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url'), Buffer.from('v2:2026-01-01 00:00:00+00|cus_01JD4X7V1QZ8N6Y3K2M5P9R0TS').toString('base64url')];
     for (const cursor of bad) expectError(await http(api.baseUrl, 'GET', `${CUSTOMERS}?cursor=${cursor}`, { key: ws.secretKey }), 400, 'VALIDATION_ERROR');
   });
 
