@@ -1,14 +1,27 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
+import { PayoutMissingError, submitPayoutDisbursement } from '../domain/payouts/disbursement';
 import { settleCheckoutCredit, settlementSchedule } from '../domain/payouts/settlement';
 import type { Config } from '../lib/config';
-import type { SettlementInput, SettlementResult, SettlementSchedule } from '../workflows/messages';
+import type { CryptoBox } from '../lib/crypto-box';
+import type { Logger } from '../lib/logger';
+import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule } from '../workflows/messages';
 
 const tenantOf = (input: SettlementInput) => ({ accountId: input.accountId, environment: input.environment });
 
-/** The settlement workflow's steps. */
-export function createPayoutActivities({ sequelize, config }: { sequelize: Sequelize; config: Config }) {
+/** The settlement workflow's steps, and the provider payout's disbursement. */
+export function createPayoutActivities({ sequelize, config, box, logger }: { sequelize: Sequelize; config: Config; box: CryptoBox; logger: Logger }) {
   return {
+    /** Idempotent: the payout id is the disbursement's idempotency key, and a payout already submitted is left as it is. */
+    async submitPayoutDisbursement(input: PayoutWorkflowInput): Promise<DisbursementSubmission> {
+      try {
+        return await submitPayoutDisbursement({ sequelize, config, box, logger }, { accountId: input.accountId, environment: input.environment }, input.payoutId);
+      } catch (err) {
+        if (err instanceof PayoutMissingError) throw ApplicationFailure.nonRetryable(err.message, 'PayoutMissing');
+        throw err;
+      }
+    },
+
     /** When the session's credit settles (this worker's delay for its environment, fixed in the history once read). */
     async scheduleSettlement(input: SettlementInput): Promise<SettlementSchedule> {
       const schedule = await settlementSchedule(sequelize, config, tenantOf(input), input.sessionId);

@@ -1,7 +1,7 @@
 import type { Attributes, Model, ModelStatic, Sequelize } from 'sequelize';
 import type { IdPrefix } from '../lib/ids';
 import { selectColumns } from './columns';
-import { decodeCursor, toListPage, type ListPage } from './cursor';
+import { decodeCreationCursor, decodeCursor, encodeCreationCursor, toListPage, type ListPage } from './cursor';
 import { plainQuery } from './plain-query';
 import { tenantWhere, type Tenant } from './tenancy';
 
@@ -31,12 +31,16 @@ type PageOptions<M extends Model> = {
   idPrefix: IdPrefix;
 };
 
+function filterConditions<M extends Model>(model: ModelStatic<M>, options: Omit<PageOptions<M>, 'idPrefix'>, bind: (value: unknown) => string): string[] {
+  const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
+  return Object.entries(filters).map(([attribute, value]) => (value === null ? `${column(model, attribute)} IS NULL` : `${column(model, attribute)} = ${bind(value)}`));
+}
+
 /** The statement of one list page (see listPage); exported so the bench's ceilings send the very same one. */
 export function listPageStatement<M extends Model>(model: ModelStatic<M>, options: PageOptions<M>): Statement {
   const values: unknown[] = [];
   const bind = (value: unknown) => `$${values.push(value)}`;
-  const filters = { ...tenantWhere(options.tenant), ...options.where } as Record<string, Scalar>;
-  const conditions = Object.entries(filters).map(([attribute, value]) => (value === null ? `${column(model, attribute)} IS NULL` : `${column(model, attribute)} = ${bind(value)}`));
+  const conditions = filterConditions(model, options, bind);
   const afterId = decodeCursor(options.page.cursor, options.idPrefix);
   if (afterId) conditions.push(`id < ${bind(afterId)}`);
   const limit = bind(options.page.limit + 1);
@@ -60,4 +64,41 @@ export async function listPage<M extends Model & { id: string }, T>(
   const { text, values } = listPageStatement(model, options);
   const rows = await plainQuery<Attributes<M> & { id: string }>(sequelize, text, values);
   return toListPage(rows, options.page.limit, options.toDto);
+}
+
+type CreationPageOptions<M extends Model> = Omit<PageOptions<M>, 'idPrefix'> & { idPrefixes: readonly IdPrefix[] };
+
+/** The statement of one page ordered by creation (see listPageByCreation). */
+export function listPageByCreationStatement<M extends Model>(model: ModelStatic<M>, options: CreationPageOptions<M>): Statement {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  const conditions = filterConditions(model, options, bind);
+  const after = decodeCreationCursor(options.page.cursor, options.idPrefixes);
+  if (after) conditions.push(`(created_at, id) < (${bind(after.createdAt)}::timestamptz, ${bind(after.id)})`);
+  const limit = bind(options.page.limit + 1);
+  return {
+    text: `SELECT ${selectColumns(model)}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS "cursorAt" FROM ${model.getTableName() as string} WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    values,
+  };
+}
+
+/**
+ * One list page, newest first, for a table whose ids carry more than one prefix (customers: `cust_` and `cus_`):
+ * the prefix, not the time, would decide an order by id, so the page is keyset-paginated on (created_at, id)
+ * instead. The cursor carries the last row's `created_at` in UTC to the microsecond (spelled out, whatever the session's
+ * DateStyle), so it names exactly that row; ties on the time are broken by the id.
+ */
+export async function listPageByCreation<M extends Model & { id: string }, T>(
+  sequelize: Sequelize,
+  model: ModelStatic<M>,
+  options: CreationPageOptions<M> & { toDto: (row: Attributes<M>) => T },
+): Promise<ListPage<T>> {
+  const { text, values } = listPageByCreationStatement(model, options);
+  const rows = await plainQuery<Attributes<M> & { id: string; cursorAt: string }>(sequelize, text, values);
+  const page = rows.slice(0, options.page.limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map((row) => options.toDto(row)),
+    nextCursor: rows.length > options.page.limit && last ? encodeCreationCursor({ createdAt: last.cursorAt, id: last.id }) : null,
+  };
 }

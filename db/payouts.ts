@@ -52,15 +52,15 @@ export async function readPayoutCreateContext(sequelize: Sequelize, tenant: Tena
   return toPayoutCreateContext(row!);
 }
 
-export type NewPayoutRow = Pick<PayoutRow, 'id' | 'accountId' | 'environment' | 'amount' | 'currency' | 'bankCode' | 'bankName' | 'bankAccountNumberSealed' | 'bankAccountHolder' | 'note'>;
+export type NewPayoutRow = Pick<PayoutRow, 'id' | 'accountId' | 'environment' | 'backend' | 'amount' | 'currency' | 'bankCode' | 'bankName' | 'bankAccountNumberSealed' | 'bankAccountHolder' | 'note'>;
 
 /** insertPayout's statement; exported so the bench's ceiling sends the very same one. */
 export function payoutInsertStatement(row: NewPayoutRow): Statement {
   return {
-    text: `INSERT INTO payouts (id, account_id, environment, amount, currency, bank_code, bank_name, bank_account_number_sealed, bank_account_holder, note)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    text: `INSERT INTO payouts (id, account_id, environment, backend, amount, currency, bank_code, bank_name, bank_account_number_sealed, bank_account_holder, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      RETURNING ${selectColumns(Payout)}`,
-    values: [row.id, row.accountId, row.environment, row.amount, row.currency, row.bankCode, row.bankName, row.bankAccountNumberSealed, row.bankAccountHolder, row.note],
+    values: [row.id, row.accountId, row.environment, row.backend, row.amount, row.currency, row.bankCode, row.bankName, row.bankAccountNumberSealed, row.bankAccountHolder, row.note],
   };
 }
 

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   delivery: 'del',
   checkoutSession: 'cs',
   customer: 'cust',
+  /** Customers of provider mode (the payment module on): created at the provider too (document 2). */
+  providerCustomer: 'cus',
   manualOrder: 'mord',
   license: 'lic',
   discountCode: 'disc',

@@ -206,6 +206,13 @@ export interface PayoutWorkflowInput {
   accountId: string;
   environment: Environment;
   payoutId: string;
+  /** Present for a payout of the provider backend (payment module): its disbursement is the workflow's first step. */
+  backend?: 'provider';
+}
+
+/** What submitting a provider payout's disbursement did: the payout's status after it. */
+export interface DisbursementSubmission {
+  status: PayoutWorkflowStatus;
 }
 
 /** A move the payout's row committed (its status after the move); recorded with the move, so never lost. */

@@ -1,5 +1,17 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
 import { payoutMoved, payoutStateQuery, type PayoutOutcome, type PayoutWorkflowInput, type PayoutWorkflowState, type PayoutWorkflowStatus } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * Submitting the disbursement: a provider that does not answer is asked again, with the payout id as the
+ * idempotency key, so a retry never pays out twice; a provider's refusal is an outcome (the payout fails), not a retry.
+ */
+const provider = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+});
 
 /** How far along a status is: a move is taken only forward, so a late or repeated signal changes nothing. */
 const PROGRESS: Record<PayoutWorkflowStatus, number> = { pending: 0, in_transit: 1, paid: 2, failed: 2, cancelled: 2 };
@@ -11,16 +23,21 @@ const FINAL = 2;
  * this workflow (a durable signal-with-start), so the two never disagree for longer than a delivery takes. Signals
  * may arrive late, twice or out of order (a relay re-sending after a crash); only a move forward counts.
  *
- * Manual backend: the merchant's mark and cancel routes make the moves. The provider backend (payment module) is
- * the seam here: it will submit the disbursement as this workflow's first step and feed the provider's callbacks
- * through the same moves.
+ * Manual backend: the merchant's mark and cancel routes make the moves. Provider backend (payment module): the
+ * first step submits the disbursement at the provider (the payout goes `in_transit`, or `failed` when the provider
+ * refuses it), and the provider's callbacks make the moves after that, through the same path as the mark routes.
+ * That step is behind `patched`, so histories recorded before it replay unchanged.
  */
-export async function payout(_input: PayoutWorkflowInput): Promise<PayoutOutcome> {
+export async function payout(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const state: PayoutWorkflowState = { status: 'pending' };
-  setHandler(payoutStateQuery, () => state);
-  setHandler(payoutMoved, ({ status }) => {
+  const follow = (status: PayoutWorkflowStatus) => {
     if (PROGRESS[status] > PROGRESS[state.status]) state.status = status;
-  });
+  };
+  setHandler(payoutStateQuery, () => state);
+  setHandler(payoutMoved, ({ status }) => follow(status));
+  if (input.backend === 'provider' && patched('payout-provider-disbursement')) {
+    follow((await provider.submitPayoutDisbursement(input)).status);
+  }
   await condition(() => PROGRESS[state.status] === FINAL);
   return state.status as PayoutOutcome;
 }

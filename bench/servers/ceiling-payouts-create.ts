@@ -50,7 +50,7 @@ serveBare({
     const client = await pool.connect();
     try {
       await client.query('START TRANSACTION');
-      const { rows } = await client.query<PayoutRow>(payoutInsertStatement({ id, ...tenant, amount: body.amount, currency, ...context.bankAccount, note: null }));
+      const { rows } = await client.query<PayoutRow>(payoutInsertStatement({ id, ...tenant, backend: 'manual', amount: body.amount, currency, ...context.bankAccount, note: null }));
       await client.query({ name: 'ceiling-start', ...workflowStartInsertStatement(tenant, { workflowType: 'payout', workflowId, args: input }) });
       const debit = await client.query(debitAvailableStatement(tenant, { id: newId('txn'), type: 'payout', sourceId: id, currency, amount: body.amount }));
       if (debit.rowCount === 0) {

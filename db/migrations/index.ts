@@ -22,6 +22,7 @@ import * as subscriptions from './0020-subscriptions';
 import * as shipping from './0021-shipping';
 import * as reservations from './0022-reservations';
 import * as paymentProvider from './0023-payment-provider';
+import * as paymentProviderBilling from './0024-payment-provider-billing';
 
 export interface Migration {
   name: string;
@@ -54,4 +55,5 @@ export const migrations: Migration[] = [
   { name: '0021-shipping', ...shipping },
   { name: '0022-reservations', ...reservations },
   { name: '0023-payment-provider', ...paymentProvider },
+  { name: '0024-payment-provider-billing', ...paymentProviderBilling },
 ];

@@ -10,6 +10,8 @@ export class Subscription extends Model<InferAttributes<Subscription>, InferCrea
   declare id: string;
   declare accountId: string;
   declare environment: Environment;
+  /** Who collects its charges, fixed at creation: `local` (hosted checkout) or `provider` (the payment module). */
+  declare backend: CreationOptional<'local' | 'provider'>;
   declare customerId: string;
   declare planId: string;
   declare testClockId: CreationOptional<string | null>;
@@ -37,6 +39,7 @@ export class Subscription extends Model<InferAttributes<Subscription>, InferCrea
     Subscription.init(
       {
         ...tenantColumns,
+        backend: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'local' },
         customerId: { type: DataTypes.TEXT, allowNull: false },
         planId: { type: DataTypes.TEXT, allowNull: false },
         testClockId: DataTypes.TEXT,

@@ -1,9 +1,11 @@
-import { UniqueConstraintError } from 'sequelize';
+import { UniqueConstraintError, type Transaction } from 'sequelize';
 import { Customer, TestClock } from '../../db/models';
-import { listPage, type PageRequest } from '../../db/pagination';
-import { tenantWhere } from '../../db/tenancy';
+import { emit } from '../../db/outbox';
+import { listPageByCreation, type PageRequest } from '../../db/pagination';
+import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { createPaymentProviders, ProviderError } from '../../lib/payment-provider';
 import type { AuthContext } from '../auth-context';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
@@ -25,36 +27,60 @@ function duplicateEmail(err: unknown, email: string | undefined): never {
   throw err;
 }
 
-/** Customers in local mode (`cust_` ids); no events (`customer.created` comes only from a provider). */
-export function createCustomerService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
+async function checkTestClock(tx: Transaction, tenant: Tenant, testClock: string | undefined): Promise<void> {
+  if (testClock === undefined) return;
+  if (tenant.environment !== 'test') throw validationError('testClock: test clocks exist only in the test environment', [{ field: 'testClock', message: 'test environment only' }]);
+  const clock = await TestClock.findOne({ where: { id: testClock, ...tenant, deletedAt: null }, transaction: tx });
+  if (!clock) throw validationError(`testClock: no test clock ${testClock} in this workspace`, [{ field: 'testClock', message: 'no such test clock' }]);
+}
+
+/**
+ * Customers. Local mode (no payment module): `cust_` ids, the e-mail required and unique, no events. Provider mode
+ * (the payment module on, docs/decisions/payment-module.md): `cus_` ids, the customer created at the provider
+ * first (our id as its reference and idempotency key), the e-mail optional and not unique, and `customer.created`
+ * emitted once the provider has answered with its customer, in the transaction that writes ours.
+ */
+export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
+  const providers = createPaymentProviders(config);
+
   return {
     async create(auth: AuthContext, input: CreateCustomerBody): Promise<CustomerDto> {
       const tenant = tenantWhere(auth);
+      const providerMode = auth.account.paymentEnabled;
+      if (!providerMode && input.email === undefined) throw validationError('email: required (the payment module is off)', [{ field: 'email', message: 'required in local mode' }]);
       try {
         return await sequelize.transaction(async (tx) => {
-          if (input.testClock !== undefined) {
-            if (tenant.environment !== 'test') throw validationError('testClock: test clocks exist only in the test environment', [{ field: 'testClock', message: 'test environment only' }]);
-            const clock = await TestClock.findOne({ where: { id: input.testClock, ...tenant, deletedAt: null }, transaction: tx });
-            if (!clock) throw validationError(`testClock: no test clock ${input.testClock} in this workspace`, [{ field: 'testClock', message: 'no such test clock' }]);
-          }
+          await checkTestClock(tx, tenant, input.testClock);
           await enforcePlanCap(tx, auth, 'customers');
-          const row = await Customer.create(
-            { id: newId('cust'), ...tenant, email: input.email, name: input.name, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null },
-            { transaction: tx },
-          );
-          return toCustomerDto(row);
+          const fields = { ...tenant, email: input.email ?? null, name: input.name, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
+          if (!providerMode) return toCustomerDto(await Customer.create({ id: newId('cust'), ...fields }, { transaction: tx }));
+          const id = newId('cus');
+          // Made at the provider while the cap is held: a refusal there writes nothing here. Were our commit to
+          // fail after it, the provider keeps a customer nobody refers to, named by an id we never hand out.
+          let providerCustomer;
+          try {
+            providerCustomer = await providers.forEnvironment(tenant.environment).createCustomer({ referenceId: id, email: fields.email, name: fields.name, metadata: fields.metadata });
+          } catch (err) {
+            if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not create the customer: ${err.message}`);
+            throw err;
+          }
+          const row = await Customer.create({ id, ...fields, providerCustomerId: providerCustomer.id }, { transaction: tx });
+          const dto = toCustomerDto(row);
+          await emit(tx, tenant, 'customer.created', dto);
+          return dto;
         });
       } catch (err) {
         return duplicateEmail(err, input.email);
       }
     },
 
+    /** Newest first by creation time: `cust_` and `cus_` ids do not sort by time together. */
     list(auth: AuthContext, query: CustomerListQuery) {
-      return listPage(sequelize, Customer, {
+      return listPageByCreation(sequelize, Customer, {
         tenant: auth,
         where: query.email === undefined ? {} : { email: query.email },
         page: query,
-        idPrefix: 'cust',
+        idPrefixes: ['cust', 'cus'],
         toDto: toCustomerDto,
       });
     },

@@ -99,11 +99,16 @@ export function createPayoutService({ sequelize, box, starters, logger }: Pick<S
         throw validationError(`currency: no balance in ${currency}; ${message}`, [{ field: 'currency', message }]);
       }
       const snapshot = snapshotOf(body, context.bankAccount);
+      // Fixed now: a payout finishes on the backend it started on, whatever the module says later.
+      const backend = auth.account.paymentEnabled ? 'provider' : 'manual';
+      if (backend === 'provider' && !snapshot.bankCode) {
+        throw validationError('bankCode: the payment provider needs the bank code (set it on the bank account or give it with the one-off account)', [{ field: 'bankCode', message: 'required in provider mode' }]);
+      }
       if (amount > context.available) throw insufficient(currency, context.available);
       const id = newId('pout');
       const { row, workflowId } = await sequelize.transaction(async (tx) => {
-        const row = await insertPayout(tx, { id, ...tenant, amount, currency, ...snapshot, note: body.note ?? null });
-        const workflowId = await recordStart(tx, tenant, { workflowType: 'payout', input: { ...tenant, payoutId: id } });
+        const row = await insertPayout(tx, { id, ...tenant, backend, amount, currency, ...snapshot, note: body.note ?? null });
+        const workflowId = await recordStart(tx, tenant, { workflowType: 'payout', input: { ...tenant, payoutId: id, ...(backend === 'provider' ? { backend } : {}) } });
         // Last, so the balance row stays locked only from this statement to the commit.
         if (!(await debitAvailable(tx, tenant, { id: newId('txn'), type: 'payout', sourceId: id, currency, amount }))) {
           const [balance] = (await readBalances(tx, tenant)).filter((b) => b.currency === currency);

@@ -5,9 +5,10 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import { invalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { toInvoiceDto } from '../invoices/dto';
 import { issueInvoice, taxOf } from '../invoices/issue';
 import { recordStart } from '../workflow-starts';
-import { subscriptionChargeBackendFor } from './charge-backend';
+import { subscriptionChargeBackendFor, type ChargeBackendConfig } from './charge-backend';
 import { toSubscriptionDto } from './dto';
 import { dayOf } from './periods';
 
@@ -17,7 +18,7 @@ import { dayOf } from './periods';
  * transaction, under the subscription's row lock.
  */
 
-export type ChargeConfig = Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE'>;
+export type ChargeConfig = ChargeBackendConfig;
 
 /**
  * The subscription's time: its test clock's `frozenTime` (ARCHITECTURE.md, "Test clocks"), or `realNow`. A
@@ -73,7 +74,7 @@ export async function prepareSubscriptionInvoice(
 ): Promise<PendingSubscriptionInvoice> {
   const customer = await Customer.findOne({ where: { id: subscription.customerId, ...tenantWhere(tenant) }, transaction: tx });
   const plan = await BillingPlan.findOne({ where: { id: subscription.planId, ...tenantWhere(tenant) }, transaction: tx });
-  const account = await Account.findByPk(tenant.accountId, { attributes: ['paymentEnabled', 'invoiceTaxRateBps'], transaction: tx });
+  const account = await Account.findByPk(tenant.accountId, { attributes: ['invoiceTaxRateBps'], transaction: tx });
   if (!customer || !plan || !account) throw new Error(`subscription ${subscription.id} lost its customer, plan or workspace`);
   const total = lines.reduce((sum, line) => sum + line.amount, 0);
   const carried = total < 0 ? -total : 0;
@@ -81,7 +82,8 @@ export async function prepareSubscriptionInvoice(
   const subtotal = total + carried;
   const amount = subtotal + taxOf(subtotal, account.invoiceTaxRateBps);
   const invoiceId = newId('inv');
-  const collection = await subscriptionChargeBackendFor(config, account).collect(tx, tenant, {
+  const backend = subscriptionChargeBackendFor(config, subscription);
+  const collection = await backend.collect(tx, tenant, {
     invoiceId,
     subscriptionId: subscription.id,
     amount,
@@ -116,6 +118,13 @@ export async function prepareSubscriptionInvoice(
       // The session was priced from this transaction's read of the tax rate; the invoice must say the same.
       if (invoice.amount !== amount) throw new Error(`invoice ${invoiceId}: the tax rate changed while it was issued; retry`);
       if (collection.paid) await invoice.update({ status: 'paid', paidAt: issuedAt }, { transaction: tx });
+      // Provider mode only (document 2): the invoice's events come from the provider's side of billing.
+      if (backend.mode === 'provider') {
+        const dto = toInvoiceDto(invoice, config.PUBLIC_BASE_URL);
+        await emit(tx, tenant, 'invoice.created', dto);
+        await emit(tx, tenant, 'invoice.finalized', dto);
+        if (collection.paid) await emit(tx, tenant, 'invoice.paid', dto);
+      }
       return invoice;
     },
   };
@@ -124,10 +133,11 @@ export async function prepareSubscriptionInvoice(
 /**
  * Cancels now (`at`, in the subscription's time): `canceled`, every charge still being collected voided with its
  * invoice, and a checkout session still `open` for one expired so it can no longer be paid (one the buyer already
- * paid, awaiting the merchant's confirm, is left to the merchant). Emits `subscription.canceled`. No refund.
- * Locks sessions before invoices, the order in which a settling payment takes them.
+ * paid, awaiting the merchant's confirm, is left to the merchant). Emits `subscription.canceled`, and `invoice.void`
+ * for each invoice voided in provider mode. No refund. Locks sessions before invoices, the order in which a
+ * settling payment takes them.
  */
-export async function cancelSubscription(tx: Transaction, tenant: Tenant, subscription: Subscription, at: Date): Promise<void> {
+export async function cancelSubscription(tx: Transaction, tenant: Tenant, subscription: Subscription, at: Date, config: Pick<Config, 'PUBLIC_BASE_URL'>): Promise<void> {
   const open = await SubscriptionCharge.findAll({ where: { subscriptionId: subscription.id, state: { [Op.in]: ['pending', 'failed'] } }, transaction: tx });
   for (const charge of open) {
     const { checkoutSessionId } = (await Invoice.findByPk(charge.invoiceId, { attributes: ['checkoutSessionId'], transaction: tx }))!;
@@ -136,7 +146,10 @@ export async function cancelSubscription(tx: Transaction, tenant: Tenant, subscr
       if (session?.status === 'open') await session.update({ status: 'expired', expiredAt: new Date() }, { transaction: tx });
     }
     const invoice = (await Invoice.findByPk(charge.invoiceId, { lock: tx.LOCK.UPDATE, transaction: tx }))!;
-    if (invoice.status === 'open' || invoice.status === 'draft') await invoice.update({ status: 'void', voidedAt: at }, { transaction: tx });
+    if (invoice.status === 'open' || invoice.status === 'draft') {
+      await invoice.update({ status: 'void', voidedAt: at }, { transaction: tx });
+      if (subscription.backend === 'provider') await emit(tx, tenant, 'invoice.void', toInvoiceDto(invoice, config.PUBLIC_BASE_URL));
+    }
     await charge.update({ state: invoice.status === 'paid' ? 'paid' : 'void', resolvedAt: at }, { transaction: tx });
   }
   await subscription.update({ status: 'canceled', canceledAt: at, pausedAt: null, nextRetryAt: null }, { transaction: tx });

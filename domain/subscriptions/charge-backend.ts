@@ -1,8 +1,17 @@
 import type { Transaction } from 'sequelize';
-import { PAYMENT_METHODS, type Account, type Customer, type Invoice } from '../../db/models';
+import { Customer, PAYMENT_METHODS, type Invoice, type Subscription } from '../../db/models';
+import { emit } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
+import { createPaymentProviders, ProviderError, type PaymentProviderConfig } from '../../lib/payment-provider';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from '../checkout/create';
+import { toInvoiceDto } from '../invoices/dto';
+
+/** What choosing and running a charge backend reads from the configuration. */
+export type ChargeBackendConfig = Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE' | 'PUBLIC_BASE_URL'> & PaymentProviderConfig;
+
+/** The customer's metadata key naming the saved payment method a provider-mode subscription charges. */
+export const PAYMENT_METHOD_METADATA_KEY = 'paymentMethodId';
 
 /** One charge of a subscription: the invoice about to be issued for it (its id is known, its number not yet) and whom it bills. */
 export interface ChargeRequest {
@@ -39,7 +48,7 @@ export interface SubscriptionChargeBackend {
    * The charge is due (`attempt: 1`) or retried (`2`…): local mode checks the invoice, which the buyer pays on its
    * hosted page (`paid` is the invoice's own status); a provider backend charges the saved method here.
    */
-  attempt(tx: Transaction, tenant: Tenant, invoice: Invoice, attempt: number): Promise<'paid' | 'failed'>;
+  attempt(tx: Transaction, tenant: Tenant, invoice: Invoice, attempt: number, at: Date): Promise<'paid' | 'failed'>;
 }
 
 /**
@@ -88,9 +97,60 @@ export function createLocalChargeBackend(config: Pick<Config, 'LOCAL_INVOICE_DUE
 }
 
 /**
- * The backend of a workspace's subscriptions. Every workspace collects locally until the payment module's issue
- * adds the provider backend (charging at once) for workspaces with `paymentEnabled`: one branch here.
+ * Provider mode (the payment module; docs/decisions/payment-module.md, Subscriptions): each charge is due as its
+ * invoice is issued and charged at once, by the subscription's workflow, to the customer's saved payment method at
+ * the provider (the customer's `metadata.paymentMethodId`); each dunning retry charges it again, so a customer whose
+ * method was replaced between retries recovers at the next one. The invoice's events come with it: `invoice.paid`
+ * or `invoice.payment_failed` (with the attempt and the provider's failure code). A customer without a provider
+ * customer or a saved method fails the attempt (`no_payment_method`) like a decline. The idempotency key is the
+ * invoice and the attempt, so a step retried after a lost answer gets the same charge, never a second one.
  */
-export function subscriptionChargeBackendFor(config: Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE'>, _account: Pick<Account, 'paymentEnabled'>): SubscriptionChargeBackend {
-  return createLocalChargeBackend(config);
+export function createProviderChargeBackend(config: ChargeBackendConfig, environment: Tenant['environment']): SubscriptionChargeBackend {
+  const providers = createPaymentProviders(config);
+  return {
+    mode: 'provider',
+    async collect(_tx, _tenant, { amount, now }) {
+      return { dueAt: now, checkoutSessionId: null, paid: amount === 0, workflowIds: [] };
+    },
+    async attempt(tx, tenant, invoice, attempt, at) {
+      await invoice.reload({ transaction: tx, lock: tx.LOCK.UPDATE });
+      if (invoice.status === 'paid') return 'paid';
+      const customer = invoice.customerId ? await Customer.findByPk(invoice.customerId, { transaction: tx }) : null;
+      const paymentMethodId = customer?.metadata[PAYMENT_METHOD_METADATA_KEY];
+      let failureCode: string | null = 'no_payment_method';
+      if (customer?.providerCustomerId && paymentMethodId) {
+        try {
+          const charge = await providers.forEnvironment(environment).chargePaymentMethod({
+            referenceId: `${invoice.id}_${attempt}`,
+            customerId: customer.providerCustomerId,
+            paymentMethodId,
+            amount: invoice.amount,
+            currency: invoice.currency,
+            description: invoice.number,
+          });
+          // A method that confirms later (a callback) is judged at the next retry, which asks with a new key.
+          failureCode = charge.status === 'succeeded' ? null : (charge.failureCode ?? (charge.status === 'pending' ? 'pending' : 'failed'));
+        } catch (err) {
+          // Not answered: the step is retried, and the charge with it, under the same key.
+          if (!(err instanceof ProviderError) || err.kind === 'unavailable') throw err;
+          failureCode = err.code ?? 'refused';
+        }
+      }
+      if (failureCode === null) {
+        await invoice.update({ status: 'paid', paidAt: at }, { transaction: tx });
+        await emit(tx, tenant, 'invoice.paid', toInvoiceDto(invoice, config.PUBLIC_BASE_URL));
+        return 'paid';
+      }
+      await emit(tx, tenant, 'invoice.payment_failed', { ...toInvoiceDto(invoice, config.PUBLIC_BASE_URL), attemptCount: attempt, failureCode });
+      return 'failed';
+    },
+  };
+}
+
+/**
+ * The backend that collects a subscription's charges: the one fixed on the subscription at its creation
+ * (`backend`), so one started before the payment module was switched on or off keeps being charged where it started.
+ */
+export function subscriptionChargeBackendFor(config: ChargeBackendConfig, subscription: Pick<Subscription, 'backend' | 'environment'>): SubscriptionChargeBackend {
+  return subscription.backend === 'provider' ? createProviderChargeBackend(config, subscription.environment) : createLocalChargeBackend(config);
 }

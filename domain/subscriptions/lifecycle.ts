@@ -8,13 +8,13 @@ import type { SubscriptionStepResult } from '../../workflows/messages';
 import { hostedCheckoutUrl } from '../checkout/payment-backend';
 import { createEmailQueue } from '../email/queue';
 import { cancelSubscription, periodLine, prepareSubscriptionInvoice } from './billing';
-import { subscriptionChargeBackendFor } from './charge-backend';
+import { subscriptionChargeBackendFor, type ChargeBackendConfig } from './charge-backend';
 import { toSubscriptionDto } from './dto';
 import { dayOf, periodOf } from './periods';
 
 export interface LifecycleDeps {
   sequelize: Sequelize;
-  config: Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE' | 'PUBLIC_BASE_URL' | 'EMAIL_FROM'>;
+  config: ChargeBackendConfig & Pick<Config, 'EMAIL_FROM'>;
   box: CryptoBox;
 }
 
@@ -97,10 +97,10 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
   }
 
   /** The charge's due date passed: paid is a success; unpaid, the subscription goes `past_due` (unless already in dunning). */
-  async function chargeDue(tx: Transaction, tenant: Tenant, subscription: Subscription, charge: SubscriptionCharge, account: Account): Promise<Applied> {
+  async function chargeDue(tx: Transaction, tenant: Tenant, subscription: Subscription, charge: SubscriptionCharge): Promise<Applied> {
     const at = charge.dueAt;
     const invoice = (await Invoice.findByPk(charge.invoiceId, { transaction: tx }))!;
-    const outcome = await subscriptionChargeBackendFor(config, account).attempt(tx, tenant, invoice, 1);
+    const outcome = await subscriptionChargeBackendFor(config, subscription).attempt(tx, tenant, invoice, 1, at);
     if (outcome === 'paid') return settle(tx, tenant, subscription, charge, invoice, at);
     await charge.update({ state: 'failed', resolvedAt: null }, { transaction: tx });
     if (subscription.status === 'past_due' || subscription.status === 'unpaid') return { step: 'charge_failed' };
@@ -112,14 +112,14 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
   }
 
   /** A dunning retry: each failed charge is attempted again; still unpaid, one more failed attempt, `unpaid` after the last. */
-  async function retry(tx: Transaction, tenant: Tenant, subscription: Subscription, account: Account): Promise<Applied> {
+  async function retry(tx: Transaction, tenant: Tenant, subscription: Subscription): Promise<Applied> {
     const at = subscription.nextRetryAt!;
     const failed = await SubscriptionCharge.findAll({ where: { subscriptionId: subscription.id, state: 'failed' }, order: [['dueAt', 'ASC']], transaction: tx });
-    const backend = subscriptionChargeBackendFor(config, account);
+    const backend = subscriptionChargeBackendFor(config, subscription);
     const unpaid: Invoice[] = [];
     for (const charge of failed) {
       const invoice = (await Invoice.findByPk(charge.invoiceId, { transaction: tx }))!;
-      if ((await backend.attempt(tx, tenant, invoice, subscription.failedPaymentCount + 1)) === 'failed') unpaid.push(invoice);
+      if ((await backend.attempt(tx, tenant, invoice, subscription.failedPaymentCount + 1, at)) === 'failed') unpaid.push(invoice);
     }
     // Every failed charge is paid now: the next step settles them and ends dunning.
     if (unpaid.length === 0) return { step: 'retry_succeeded' };
@@ -140,7 +140,7 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
   async function finalAction(tx: Transaction, tenant: Tenant, subscription: Subscription, account: Account): Promise<Applied> {
     const at = subscription.nextRetryAt!;
     if (account.dunningFinalAction === 'cancel') {
-      await cancelSubscription(tx, tenant, subscription, at);
+      await cancelSubscription(tx, tenant, subscription, at, config);
       return { step: 'canceled_unpaid' };
     }
     await subscription.update({ nextRetryAt: null }, { transaction: tx });
@@ -151,7 +151,7 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
   async function periodEnded(tx: Transaction, tenant: Tenant, subscription: Subscription): Promise<Applied> {
     const at = subscription.currentPeriodEnd;
     if (subscription.cancelAtPeriodEnd) {
-      await cancelSubscription(tx, tenant, subscription, at);
+      await cancelSubscription(tx, tenant, subscription, at, config);
       return { step: 'canceled_at_period_end' };
     }
     const plan = (await BillingPlan.findByPk(subscription.planId, { transaction: tx }))!;
@@ -205,8 +205,8 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
           if (settled) return { settle: () => settle(tx, tenant, subscription!, settled, invoices.get(settled.invoiceId)!, now) };
           const sub = subscription!;
           const [next] = [
-            ...open.filter((c) => c.state === 'pending').map((c) => ({ at: c.dueAt, rank: 0, apply: () => chargeDue(tx, tenant, sub, c, account) })),
-            ...(sub.nextRetryAt ? [{ at: sub.nextRetryAt, rank: 1, apply: () => (sub.status === 'unpaid' ? finalAction(tx, tenant, sub, account) : retry(tx, tenant, sub, account)) }] : []),
+            ...open.filter((c) => c.state === 'pending').map((c) => ({ at: c.dueAt, rank: 0, apply: () => chargeDue(tx, tenant, sub, c) })),
+            ...(sub.nextRetryAt ? [{ at: sub.nextRetryAt, rank: 1, apply: () => (sub.status === 'unpaid' ? finalAction(tx, tenant, sub, account) : retry(tx, tenant, sub)) }] : []),
             { at: sub.currentPeriodEnd, rank: 2, apply: () => periodEnded(tx, tenant, sub) },
           ].sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
           return { next };

@@ -94,7 +94,10 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
       const { dto, workflowIds } = await sequelize.transaction(async (tx) => {
         const customer = await Customer.findOne({ where: { id: input.customerId, ...tenant }, transaction: tx });
         if (!customer) throw notFound('Customer');
-        if (!customer.email) throw validationError('customerId: the customer has no e-mail to send invoices to', [{ field: 'customerId', message: 'customer without e-mail' }]);
+        // Fixed now: a subscription is charged by the backend it started on, whatever the module says later.
+        const backend = auth.account.paymentEnabled ? 'provider' : 'local';
+        // Local mode sends each invoice's payment link by e-mail; the provider charges a saved method instead.
+        if (backend === 'local' && !customer.email) throw validationError('customerId: the customer has no e-mail to send invoices to', [{ field: 'customerId', message: 'customer without e-mail' }]);
         const plan = await usablePlan(tx, tenant, input.planId);
         const now = await subscriptionNow(tx, customer.testClockId, realNow, { forRequest: true });
         await enforcePlanCap(tx, auth, 'subscriptions');
@@ -106,6 +109,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
           {
             id: newId('sub'),
             ...tenant,
+            backend,
             customerId: customer.id,
             planId: plan.id,
             testClockId: customer.testClockId,
@@ -224,7 +228,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         if (subscription.status === 'canceled') throw invalidState('This subscription is already canceled');
         if (!immediate && subscription.cancelAtPeriodEnd) return { dto: toSubscriptionDto(subscription), workflowId: null };
         const now = await subscriptionNow(tx, subscription.testClockId, realNow, { forRequest: true });
-        if (immediate) await cancelSubscription(tx, tenant, subscription, now);
+        if (immediate) await cancelSubscription(tx, tenant, subscription, now, config);
         else await subscription.update({ cancelAtPeriodEnd: true }, { transaction: tx });
         return { dto: toSubscriptionDto(subscription), workflowId: await signalSubscription(tx, tenant, subscription.id) };
       });

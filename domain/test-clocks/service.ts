@@ -22,7 +22,7 @@ function testTenant(auth: AuthContext): Tenant {
  * `frozenTime` with status `advancing` and durably starts (or signals) the clock's `test-clock:clock_…`
  * workflow, which plays the advance through every subscription of the clock and sets it `ready` again.
  */
-export function createTestClockService(deps: Pick<ServiceDeps, 'sequelize' | 'starters' | 'logger'>) {
+export function createTestClockService(deps: Pick<ServiceDeps, 'sequelize' | 'starters' | 'logger' | 'config'>) {
   const { sequelize } = deps;
 
   async function locked(tx: Transaction, tenant: Tenant, id: string): Promise<TestClock> {
@@ -63,7 +63,7 @@ export function createTestClockService(deps: Pick<ServiceDeps, 'sequelize' | 'st
         });
         const signals: string[] = [];
         for (const subscription of subscriptions) {
-          await cancelSubscription(tx, tenant, subscription, clock.frozenTime);
+          await cancelSubscription(tx, tenant, subscription, clock.frozenTime, deps.config);
           signals.push(await signalSubscription(tx, tenant, subscription.id));
         }
         await clock.update({ deletedAt: new Date() }, { transaction: tx });

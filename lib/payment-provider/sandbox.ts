@@ -17,6 +17,8 @@ export const SANDBOX_TEST_VALUES = {
   paymentMethods: { success: 'pm_sandbox_success', declined: 'pm_sandbox_declined', insufficientFunds: 'pm_sandbox_insufficient_funds' },
   /** Bank account numbers for `POST /disbursements`; any other number is paid out. */
   accountNumbers: { invalidDestination: '0000000000', rejectedByBank: '1111111111' },
+  /** A bank code `POST /disbursements` refuses at once (400 BANK_CODE_NOT_SUPPORTED_ERROR); any other is taken. */
+  bankCodes: { unsupported: 'SANDBOX_UNSUPPORTED' },
 } as const;
 
 const CARD_FAILURES: Record<string, string> = {
@@ -86,6 +88,9 @@ export interface PaymentSandbox {
   baseUrl: string;
   invoices: Map<string, SandboxInvoice>;
   disbursements: Map<string, Record<string, unknown>>;
+  customers: Map<string, Record<string, unknown>>;
+  /** Charges of saved payment methods (`POST /payment_requests`), by their id. */
+  paymentRequests: Map<string, Record<string, unknown>>;
   callbacks: SandboxCallback[];
   /** While true, callbacks are recorded but not sent (send them later with `deliver`): a late or lost callback. */
   holdCallbacks: boolean;
@@ -183,6 +188,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
   const invoices = new Map<string, SandboxInvoice>();
   const disbursements = new Map<string, Record<string, unknown> & { account: number; settled: boolean; timer?: NodeJS.Timeout }>();
   const customers = new Map<string, Record<string, unknown>>();
+  const paymentRequests = new Map<string, Record<string, unknown>>();
   const idempotent = new Map<string, { status: number; body: unknown }>();
   const callbacks: SandboxCallback[] = [];
   const retryDelays = options.callbackRetryDelaysMs ?? [1_000, 5_000, 15_000, 60_000];
@@ -349,16 +355,19 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       const methodId = String(body.payment_method_id ?? '');
       if (!methodId || !(Number(body.amount) > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'payment_method_id and a positive amount are required');
       const failureCode = METHOD_FAILURES[methodId] ?? null;
-      return answer(201, {
+      const request = {
         id: `pr-${randomUUID()}`,
         reference_id: body.reference_id,
+        customer_id: body.customer_id ?? null,
         amount: body.amount,
         currency: body.currency,
         payment_method: { id: methodId },
         status: failureCode ? 'FAILED' : 'SUCCEEDED',
         failure_code: failureCode,
         created: now(),
-      });
+      };
+      paymentRequests.set(request.id, { ...request, account });
+      return answer(201, request);
     }
 
     if (req.method === 'POST' && path === '/refunds') {
@@ -379,6 +388,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
         if (typeof body[field] !== 'string' || !body[field]) return failure(res, 400, 'API_VALIDATION_ERROR', `${field} is required`);
       }
       if (!(amount > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'amount must be positive');
+      if (body.bank_code === SANDBOX_TEST_VALUES.bankCodes.unsupported) return failure(res, 400, 'BANK_CODE_NOT_SUPPORTED_ERROR', 'the destination bank code is not supported');
       const id = `disb-${randomUUID()}`;
       const record = {
         id,
@@ -479,6 +489,8 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     baseUrl,
     invoices,
     disbursements,
+    customers,
+    paymentRequests,
     callbacks,
     get holdCallbacks() {
       return state.holdCallbacks;

@@ -10,7 +10,7 @@ export function customersRouter(deps: RouteDeps) {
     .add({
       method: 'post',
       path: '/',
-      summary: 'Create a customer (409 VALIDATION_ERROR for an e-mail already used in this workspace and environment)',
+      summary: 'Create a customer (local mode: e-mail required, 409 VALIDATION_ERROR when already used in this workspace and environment; provider mode: a cus_ customer at the payment provider, e-mail optional)',
       access: 'secret',
       body: CreateCustomerBody,
       response: Customer,
