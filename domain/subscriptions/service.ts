@@ -98,6 +98,12 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         const backend = auth.account.paymentEnabled ? 'provider' : 'local';
         // Local mode sends each invoice's payment link by e-mail; the provider charges a saved method instead.
         if (backend === 'local' && !customer.email) throw validationError('customerId: the customer has no e-mail to send invoices to', [{ field: 'customerId', message: 'customer without e-mail' }]);
+        // A local customer has no provider customer, so no saved method the provider could ever charge.
+        if (backend === 'provider' && !customer.providerCustomerId) {
+          throw validationError('customerId: a local (cust_) customer cannot be charged by the payment provider; create the customer with the payment module on', [
+            { field: 'customerId', message: 'local customer in provider mode' },
+          ]);
+        }
         const plan = await usablePlan(tx, tenant, input.planId);
         const now = await subscriptionNow(tx, customer.testClockId, realNow, { forRequest: true });
         await enforcePlanCap(tx, auth, 'subscriptions');

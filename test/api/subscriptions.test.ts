@@ -153,6 +153,13 @@ describe('POST /v1/payment/subscriptions', () => {
     expect(await written(ws.accountId)).toEqual({ subscriptions: 0, invoices: 0, charges: 0, sessions: 0, events: 0, starts: 0 });
   });
 
+  it('refuses a local (cust_) customer while the payment module is on with 400 VALIDATION_ERROR: the provider could never charge it', async () => {
+    const { ws, basic, customer } = await setup();
+    expect((await http(t.api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
+    expectError(await http(t.api.baseUrl, 'POST', SUBS, { key: ws.secretKey, body: { customerId: customer.id, planId: basic.id }, headers: idem() }), 400, 'VALIDATION_ERROR');
+    expect(await written(ws.accountId)).toEqual({ subscriptions: 0, invoices: 0, charges: 0, sessions: 0, events: 0, starts: 0 });
+  });
+
   it('answers 404 RESOURCE_NOT_FOUND for a customer or plan of another workspace or environment, and writes nothing', async () => {
     const { ws, basic, customer } = await setup();
     const other = await setup();
