@@ -7,6 +7,7 @@ import type { PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
+import { providerInvoicesOf } from '../checkout/backends';
 import { insertCheckoutSession } from '../checkout/create';
 import type { ServiceDeps } from '../service-deps';
 import { startRecordedNow } from '../workflow-starts';
@@ -60,6 +61,7 @@ function csvOf(rows: Readable): Readable {
 export function createInvoiceService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>) {
   const { sequelize, config } = deps;
   const base = config.PUBLIC_BASE_URL;
+  const providerInvoices = providerInvoicesOf(config);
 
   async function find(auth: AuthContext, id: string, transaction?: Transaction): Promise<Invoice> {
     const invoice = await Invoice.findOne({ where: { id, ...tenantWhere(auth) }, transaction });
@@ -167,6 +169,8 @@ export function createInvoiceService(deps: Pick<ServiceDeps, 'sequelize' | 'conf
             metadata: { invoiceId: invoice.id },
           },
           now,
+          // In provider mode the invoice's page redirects to the provider's, which exists from the start.
+          { providerInvoices },
         );
         await invoice.update({ checkoutSessionId: session.id, metadata: { ...invoice.metadata, checkoutSessionId: session.id } }, { transaction: tx });
         return { invoice, workflowId };

@@ -209,3 +209,22 @@ describe('checkout sessions in provider mode', () => {
     expect(await checkoutSnapshot(ctx.sequelize, ws.accountId)).toEqual(before);
   });
 });
+
+describe('billing invoices in provider mode', () => {
+  it('a manually issued invoice opens its session’s provider invoice at once, so the page it links to can send the buyer there', async () => {
+    const ws = await ctx.createWorkspace();
+    await paymentModule(ws.secretKey, true);
+    const customer = await http<{ data: { id: string } }>(api.baseUrl, 'POST', '/api/v1/payment/customers', { key: ws.secretKey, body: { email: 'ada@example.com', name: 'Ada' } });
+    expect(customer.status).toBe(201);
+    const issued = await http<{ data: { id: string; hostedUrl: string; metadata: { checkoutSessionId: string } } }>(api.baseUrl, 'POST', '/api/v1/billing/invoices', {
+      key: ws.secretKey,
+      body: { customerId: customer.body.data.id, currency: 'IDR', lineItems: [{ description: 'Consulting', quantity: 1, unitAmount: 250_000 }] },
+    });
+    expect(issued.status).toBe(201);
+    const sessionId = issued.body.data.metadata.checkoutSessionId;
+    const session = (await CheckoutSession.findByPk(sessionId))!;
+    expect(session.backend).toBe('provider');
+    expect(session.providerInvoiceUrl).toMatch(new RegExp(`^${sandbox.baseUrl}/web/`));
+    expect([...sandbox.invoices.values()].filter((i) => i.external_id === sessionId)).toEqual([expect.objectContaining({ amount: 250_000, currency: 'IDR' })]);
+  });
+});
