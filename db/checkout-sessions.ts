@@ -20,12 +20,13 @@ function returningColumns(): string {
  * (`accountId` among them); undefined ones are left to the column defaults. Every attribute a caller passes
  * always, so one create path sends one statement text, which runs as a named prepared statement.
  *
- * The session's `backend` is the workspace's payment module switch as the INSERT reads it, fixed for the
- * session's life (docs/decisions/payment-module.md), read in the same statement rather than a round trip before.
+ * The session's `backend`, fixed for its life (docs/decisions/payment-module.md), is the caller's when it passes one
+ * (a local subscription's charges stay local), else the workspace's payment module switch as the INSERT reads it:
+ * in the same statement rather than a round trip before.
  */
 export function checkoutSessionInsertStatement(values: Record<string, unknown>): Statement {
   const attributes = CheckoutSession.getAttributes() as Record<string, { field?: string }>;
-  const keys = Object.keys(values).filter((k) => values[k] !== undefined && k !== 'backend');
+  const keys = Object.keys(values).filter((k) => values[k] !== undefined);
   const accountParam = keys.indexOf('accountId') + 1;
   if (accountParam === 0) throw new Error('a checkout session INSERT needs its accountId');
   // Column names come from the model only; the values are bound.
@@ -34,9 +35,12 @@ export function checkoutSessionInsertStatement(values: Record<string, unknown>):
     if (!field) throw new Error(`not a checkout session attribute: ${key}`);
     return field;
   };
+  const params = keys.map((_, i) => `$${i + 1}`).join(', ');
   return {
-    text: `INSERT INTO checkout_sessions (${keys.map(column).join(', ')}, backend)
-       SELECT ${keys.map((_, i) => `$${i + 1}`).join(', ')}, CASE WHEN a.payment_enabled THEN 'provider' ELSE 'local' END
+    text: keys.includes('backend')
+      ? `INSERT INTO checkout_sessions (${keys.map(column).join(', ')}) VALUES (${params}) RETURNING ${returningColumns()}`
+      : `INSERT INTO checkout_sessions (${keys.map(column).join(', ')}, backend)
+       SELECT ${params}, CASE WHEN a.payment_enabled THEN 'provider' ELSE 'local' END
          FROM accounts a WHERE a.id = $${accountParam}
        RETURNING ${returningColumns()}`,
     values: keys.map((k) => (JSON_ATTRIBUTES.has(k) && values[k] !== null ? JSON.stringify(values[k]) : values[k])),

@@ -35,6 +35,8 @@ export interface NewCheckoutSession {
   cancelUrl?: string | null;
   expiresAt?: Date | null;
   metadata?: Record<string, unknown>;
+  /** Fixed by the caller (a local subscription's charges stay local); else the workspace's payment switch decides. */
+  backend?: 'local' | 'provider';
 }
 
 export interface CreatedCheckoutSession {
@@ -90,6 +92,7 @@ export async function insertCheckoutSession(
     cancelUrl: input.cancelUrl ?? null,
     expiresAt,
     metadata: input.metadata ?? {},
+    backend: input.backend,
   });
   const [row] = await plainQueryIn<CheckoutSession>(tx, insert.text, insert.values);
   const session = CheckoutSession.build(row!, { raw: true, isNewRecord: false });

@@ -84,6 +84,7 @@ export function createLocalChargeBackend(config: Pick<Config, 'LOCAL_INVOICE_DUE
           subtotal: amount,
           expiresAt: new Date(realNow.getTime() + payableFor),
           metadata: { invoiceId, subscriptionId },
+          backend: 'local',
         },
         realNow,
       );

@@ -97,9 +97,10 @@ describe('subscriptions in provider mode (API, worker process, dev server, sandb
     const clock = await b.call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime: '2025-01-01T00:00:00Z' }, 201);
     const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
 
-    // Started before the module was switched on: it stays on the local backend (its invoices paid on the hosted page).
+    // Started before the module was switched on: it stays on the local backend (its invoices paid on the hosted
+    // page), also for the first charge, which its trial puts after the switch.
     const localCustomer = await b.call<{ id: string }>('POST', '/payment/customers', { email: 'local@example.com', name: 'Local', testClock: clock.id }, 201);
-    const local = await b.subscribe({ customerId: localCustomer.id, planId: plan.id });
+    const local = await b.subscribe({ customerId: localCustomer.id, planId: plan.id, trialDays: 10 });
 
     expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
     // A provider customer without an e-mail, its saved method in its metadata.
@@ -149,6 +150,12 @@ describe('subscriptions in provider mode (API, worker process, dev server, sandb
     for (const invoice of localInvoices) {
       expect(invoice.hostedUrl).toMatch(/^https:\/\/shop\.test\/checkout\/cs_/);
       expect(chargesOf(invoice.id)).toEqual([]);
+      // Its session is paid the local way (pay, then the merchant's confirm), whatever the switch says now.
+      const [session] = await ctx.sequelize.query<{ backend: string }>('SELECT backend FROM checkout_sessions WHERE id = :id', {
+        type: QueryTypes.SELECT,
+        replacements: { id: invoice.hostedUrl!.split('/').pop() },
+      });
+      expect(session).toEqual({ backend: 'local' });
     }
     expect(await invoiceEvents(local.id)).toEqual([]);
   });
