@@ -201,6 +201,30 @@ function payoutRequest(ctx: BenchContext): LoadRequest {
   };
 }
 
+/**
+ * A merchant's stock adjustments under contention: 32 connections adjusting the one variant of bench/lib/inventory.ts
+ * in its one warehouse, so every request queues on the same stock row's lock. Requests alternate +1 and −1 (a count
+ * corrected either way), so the balance stays where it was seeded and never refuses one.
+ */
+const adjustRequest = (ctx: BenchContext): LoadRequest => {
+  const { secretKey, variantId, warehouseId } = ctx.infra.inventory;
+  const body = (n: number) => JSON.stringify({ variantId, warehouseId, delta: n % 2 === 0 ? 1 : -1, reason: 'manual_adjust' });
+  return {
+    method: 'POST',
+    path: '/api/v1/inventory/adjust',
+    headers: { ...bearer(secretKey), 'content-type': 'application/json' },
+    body: body(0),
+    vary: (n) => ({ body: body(n) }),
+  };
+};
+
+function expectMovement(status: number, body: unknown) {
+  const data = (body as { data?: { id?: unknown; kind?: unknown; balance?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.id !== 'string' || !data.id.startsWith('mvt_') || data.kind !== 'adjust' || typeof data.balance !== 'number') {
+    throw new Error(`expected 201 with an adjust movement, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
 const LICENSES = '/api/v1/storefront/licenses';
 
 /** One side's licences: its pool's keys, all of one product. */
@@ -338,4 +362,5 @@ export const scenarios: Scenario[] = [
   // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
   licencePair('licence validate', (licences) => licences.validate, validateRequest, validateProbe, expectValid),
   licencePair('licence activate', (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
+  pair('stock adjust (one variant)', 0.5, 'bench/servers/ceiling-stock-adjust.ts', adjustRequest, () => expectMovement),
 ];

@@ -125,15 +125,18 @@ const toBalances = (row: BalanceColumns): StockBalances => ({ available: Number(
  * takes from it is refused without writing one. Never raises for insufficiency, so the caller's transaction
  * stays usable (a reservation can try the next warehouse).
  */
+/** applyStockDeltas' guarded move; exported (like the lock and the movement INSERT) so the bench's ceiling sends the very same ones. */
+export const APPLY_STOCK_DELTAS_SQL = `UPDATE stock_levels
+    SET available = available + $5, reserved = reserved + $6, incoming = incoming + $7, updated_at = clock_timestamp()
+  WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4
+    AND available + $5 >= 0 AND reserved + $6 >= 0 AND incoming + $7 >= 0
+RETURNING available, reserved, incoming`;
+
 export async function applyStockDeltas(tx: Transaction, tenant: Tenant, key: StockKey, deltas: StockBalances): Promise<StockBalances | undefined> {
   const sequelize = connectionOf(tx);
   const update = () =>
     sequelize.query<BalanceColumns>(
-      `UPDATE stock_levels
-          SET available = available + $5, reserved = reserved + $6, incoming = incoming + $7, updated_at = clock_timestamp()
-        WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4
-          AND available + $5 >= 0 AND reserved + $6 >= 0 AND incoming + $7 >= 0
-      RETURNING available, reserved, incoming`,
+      APPLY_STOCK_DELTAS_SQL,
       {
         bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment, deltas.available, deltas.reserved, deltas.incoming],
         type: QueryTypes.SELECT,
@@ -159,15 +162,17 @@ export interface StockTargets {
   warehouseArchived?: boolean;
 }
 
+export const LOCK_STOCK_TARGETS_SQL = `SELECT 'variant' AS target, archived FROM (SELECT archived FROM variants WHERE id = $1 AND account_id = $3 AND environment = $4 FOR SHARE) v
+UNION ALL
+SELECT 'warehouse' AS target, archived FROM (SELECT archived FROM warehouses WHERE id = $2 AND account_id = $3 AND environment = $4 FOR SHARE) w`;
+
 /**
  * Reads the variant and the warehouse of a stock change with a share lock held to the end of the transaction, so
  * archiving either (which updates its row) waits for the change to commit, and no change lands after an archive.
  */
 export async function lockStockTargets(tx: Transaction, tenant: Tenant, key: StockKey): Promise<StockTargets> {
   const rows = await connectionOf(tx).query<{ target: 'variant' | 'warehouse'; archived: boolean }>(
-    `SELECT 'variant' AS target, archived FROM (SELECT archived FROM variants WHERE id = $1 AND account_id = $3 AND environment = $4 FOR SHARE) v
-     UNION ALL
-     SELECT 'warehouse' AS target, archived FROM (SELECT archived FROM warehouses WHERE id = $2 AND account_id = $3 AND environment = $4 FOR SHARE) w`,
+    LOCK_STOCK_TARGETS_SQL,
     { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
   );
   const archivedOf = (target: 'variant' | 'warehouse') => rows.find((r) => r.target === target)?.archived;
@@ -202,36 +207,26 @@ export type MovementRow = Omit<Attributes<StockMovement>, MovementCounts> & Reco
 
 /** Appends the movement of a stock change, in the change's transaction (the row lock is still held). */
 export async function insertMovement(tx: Transaction, tenant: Tenant, m: MovementInsert): Promise<MovementRow> {
-  const [row] = await connectionOf(tx).query<MovementRow>(
-    `INSERT INTO stock_movements (id, account_id, environment, variant_id, warehouse_id, kind, reason,
-        delta, balance, reserved_delta, reserved_balance, incoming_delta, incoming_balance, actor_type, actor_id, reference, note)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-     RETURNING ${selectColumns(StockMovement)}`,
-    {
-      bind: [
-        m.id,
-        tenant.accountId,
-        tenant.environment,
-        m.variantId,
-        m.warehouseId,
-        m.kind,
-        m.reason,
-        m.deltas.available,
-        m.balances.available,
-        m.deltas.reserved,
-        m.balances.reserved,
-        m.deltas.incoming,
-        m.balances.incoming,
-        m.actorType,
-        m.actorId,
-        m.reference,
-        m.note,
-      ],
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    },
-  );
+  const [row] = await connectionOf(tx).query<MovementRow>(movementInsertSql(), {
+    bind: movementInsertValues(tenant, m),
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
   return row!;
+}
+
+/** insertMovement's statement (its RETURNING list comes from the model, so it is built on first use). */
+export const movementInsertSql = () => `INSERT INTO stock_movements (id, account_id, environment, variant_id, warehouse_id, kind, reason,
+    delta, balance, reserved_delta, reserved_balance, incoming_delta, incoming_balance, actor_type, actor_id, reference, note)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+ RETURNING ${selectColumns(StockMovement)}`;
+
+export function movementInsertValues(tenant: Tenant, m: MovementInsert): unknown[] {
+  return [
+    m.id, tenant.accountId, tenant.environment, m.variantId, m.warehouseId, m.kind, m.reason,
+    m.deltas.available, m.balances.available, m.deltas.reserved, m.balances.reserved, m.deltas.incoming, m.balances.incoming,
+    m.actorType, m.actorId, m.reference, m.note,
+  ];
 }
 
 export interface MovementFilters {
