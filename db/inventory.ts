@@ -95,9 +95,12 @@ export function publicVariantsStatement(tenant: Tenant, productId: string): Stat
  * locks two warehouse rows in its order) therefore never runs while a reservation holds warehouse locks, so
  * neither can wait on the other in a cycle.
  */
+export const SHARED_DEFAULTS_LOCK_SQL = 'SELECT pg_advisory_xact_lock_shared(hashtext($1))';
+export const warehouseDefaultsLockKey = (tenant: Tenant) => `warehouse-default:${tenant.accountId}:${tenant.environment}`;
+
 export async function lockWarehouseDefaults(tx: Transaction, tenant: Tenant, mode: 'exclusive' | 'shared'): Promise<void> {
-  await connectionOf(tx).query(`SELECT ${mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(hashtext($1))`, {
-    bind: [`warehouse-default:${tenant.accountId}:${tenant.environment}`],
+  await connectionOf(tx).query(mode === 'shared' ? SHARED_DEFAULTS_LOCK_SQL : 'SELECT pg_advisory_xact_lock(hashtext($1))', {
+    bind: [warehouseDefaultsLockKey(tenant)],
     type: QueryTypes.SELECT,
     transaction: tx,
   });

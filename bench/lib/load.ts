@@ -7,10 +7,11 @@ export interface LoadRequest {
   headers?: IncomingHttpHeaders;
   body?: string;
   /**
-   * The path and/or body of each request (n counts up across every run of this process), for creates that must not
-   * all collide on one unique value and for routes that name a different resource on each request.
+   * The path, body and/or extra headers of each request (n counts up across every run of this process), for creates
+   * that must not all collide on one unique value, for routes that name a different resource on each request, and
+   * for requests of many clients (a different X-Forwarded-For each).
    */
-  vary?: (n: number) => { path?: string; body?: string };
+  vary?: (n: number) => { path?: string; body?: string; headers?: IncomingHttpHeaders };
 }
 
 export interface Measurement {
@@ -38,6 +39,10 @@ export class LoadError extends Error {}
 /** Counts varied requests across every run of this process, so warm-up, ceiling and full stack never repeat a body. */
 let sent = 0;
 
+function varied(req: autocannon.Request, { headers, ...rest }: ReturnType<NonNullable<LoadRequest['vary']>>): autocannon.Request {
+  return { ...req, ...rest, ...(headers ? { headers: { ...req.headers, ...headers } } : {}) };
+}
+
 async function fire(baseUrl: string, request: LoadRequest, connections: number, duration: number): Promise<autocannon.Result> {
   const { vary } = request;
   const result = await autocannon({
@@ -45,7 +50,7 @@ async function fire(baseUrl: string, request: LoadRequest, connections: number, 
     method: request.method,
     headers: request.headers,
     body: request.body,
-    ...(vary ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...vary((sent += 1)) }) }] } : {}),
+    ...(vary ? { requests: [{ setupRequest: (req: autocannon.Request) => varied(req, vary((sent += 1))) }] } : {}),
     connections,
     duration,
   });
