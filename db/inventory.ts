@@ -3,6 +3,7 @@ import { selectColumns } from './columns';
 import { StockMovement, Variant, type Currency, type StockActorType, type StockMoveKind } from './models';
 import { connectionOf } from './outbox';
 import type { Statement } from './pagination';
+import type { PlainStatement } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
@@ -135,24 +136,16 @@ export const APPLY_STOCK_DELTAS_SQL = `UPDATE stock_levels
     AND available + $5 >= 0 AND reserved + $6 >= 0 AND incoming + $7 >= 0
 RETURNING available, reserved, incoming`;
 
-export async function applyStockDeltas(tx: Transaction, tenant: Tenant, key: StockKey, deltas: StockBalances): Promise<StockBalances | undefined> {
-  const sequelize = connectionOf(tx);
-  const update = () =>
-    sequelize.query<BalanceColumns>(
-      APPLY_STOCK_DELTAS_SQL,
-      {
-        bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment, deltas.available, deltas.reserved, deltas.incoming],
-        type: QueryTypes.SELECT,
-        transaction: tx,
-      },
-    );
+export async function applyStockDeltas(query: PlainStatement, tenant: Tenant, key: StockKey, deltas: StockBalances): Promise<StockBalances | undefined> {
+  const stockKey = [key.variantId, key.warehouseId, tenant.accountId, tenant.environment];
+  const update = () => query<BalanceColumns>(APPLY_STOCK_DELTAS_SQL, [...stockKey, deltas.available, deltas.reserved, deltas.incoming]);
   let [row] = await update();
   if (!row && deltas.available >= 0 && deltas.reserved >= 0 && deltas.incoming >= 0) {
     // Missing (or created by a concurrent mover since): make sure it exists, then move it like any other.
-    await sequelize.query(
+    await query(
       `INSERT INTO stock_levels (variant_id, warehouse_id, account_id, environment) VALUES ($1, $2, $3, $4)
        ON CONFLICT (variant_id, warehouse_id) DO NOTHING`,
-      { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.INSERT, transaction: tx },
+      stockKey,
     );
     [row] = await update();
   }
@@ -173,20 +166,17 @@ SELECT 'warehouse' AS target, archived FROM (SELECT archived FROM warehouses WHE
  * Reads the variant and the warehouse of a stock change with a share lock held to the end of the transaction, so
  * archiving either (which updates its row) waits for the change to commit, and no change lands after an archive.
  */
-export async function lockStockTargets(tx: Transaction, tenant: Tenant, key: StockKey): Promise<StockTargets> {
-  const rows = await connectionOf(tx).query<{ target: 'variant' | 'warehouse'; archived: boolean }>(
-    LOCK_STOCK_TARGETS_SQL,
-    { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
-  );
+export async function lockStockTargets(query: PlainStatement, tenant: Tenant, key: StockKey): Promise<StockTargets> {
+  const rows = await query<{ target: 'variant' | 'warehouse'; archived: boolean }>(LOCK_STOCK_TARGETS_SQL, [key.variantId, key.warehouseId, tenant.accountId, tenant.environment]);
   const archivedOf = (target: 'variant' | 'warehouse') => rows.find((r) => r.target === target)?.archived;
   return { variantArchived: archivedOf('variant'), warehouseArchived: archivedOf('warehouse') };
 }
 
 /** The balances of one stock row as they stand (zeros when never moved), for the answer to a refused change. */
-export async function readStockBalances(tx: Transaction, tenant: Tenant, key: StockKey): Promise<StockBalances> {
-  const [row] = await connectionOf(tx).query<BalanceColumns>(
+export async function readStockBalances(query: PlainStatement, tenant: Tenant, key: StockKey): Promise<StockBalances> {
+  const [row] = await query<BalanceColumns>(
     `SELECT available, reserved, incoming FROM stock_levels WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4`,
-    { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
+    [key.variantId, key.warehouseId, tenant.accountId, tenant.environment],
   );
   return row ? toBalances(row) : { available: 0, reserved: 0, incoming: 0 };
 }
@@ -209,12 +199,8 @@ type MovementCounts = 'seq' | 'delta' | 'balance' | 'reservedDelta' | 'reservedB
 export type MovementRow = Omit<Attributes<StockMovement>, MovementCounts> & Record<MovementCounts, number | string>;
 
 /** Appends the movement of a stock change, in the change's transaction (the row lock is still held). */
-export async function insertMovement(tx: Transaction, tenant: Tenant, m: MovementInsert): Promise<MovementRow> {
-  const [row] = await connectionOf(tx).query<MovementRow>(movementInsertSql(), {
-    bind: movementInsertValues(tenant, m),
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+export async function insertMovement(query: PlainStatement, tenant: Tenant, m: MovementInsert): Promise<MovementRow> {
+  const [row] = await query<MovementRow>(movementInsertSql(), movementInsertValues(tenant, m));
   return row!;
 }
 

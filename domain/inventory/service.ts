@@ -2,7 +2,7 @@ import { decodeCursor, toListPage } from '../../db/cursor';
 import { lowStockStatement, movementPageStatement, stockRowsStatement, type LowStockRow, type MovementRow, type StockRow } from '../../db/inventory';
 import { Variant, Warehouse } from '../../db/models';
 import type { PageRequest } from '../../db/pagination';
-import { plainQuery } from '../../db/plain-query';
+import { plainQuery, plainTransaction } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
@@ -34,10 +34,14 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
       return (await plainQuery<StockRow>(sequelize, text, values)).map(toStockRowDto);
     },
 
-    /** One movement, in one transaction with the stock row it changes; answered with that movement. */
+    /**
+     * One movement, in one transaction with the stock row it changes; answered with that movement. A plain
+     * transaction (db/plain-query.ts): the adjustments of a variant queue on its row lock, so what each spends
+     * around its statements bounds them all (README, Benchmark).
+     */
     async adjust(auth: AuthContext, input: AdjustStockBody): Promise<MovementDto> {
-      return sequelize.transaction((tx) =>
-        moveStock(tx, tenantWhere(auth), {
+      return plainTransaction(sequelize, (query) =>
+        moveStock(query, tenantWhere(auth), {
           variantId: input.variantId,
           warehouseId: input.warehouseId,
           kind: 'adjust',

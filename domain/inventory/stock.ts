@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { applyStockDeltas, insertMovement, lockStockTargets, readStockBalances, type StockBalances } from '../../db/inventory';
 import type { StockActorType, StockMoveKind } from '../../db/models';
+import { transactionStatements, type PlainStatement } from '../../db/plain-query';
 import type { Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -77,11 +78,13 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
  * still be released after it is switched off). A caller moving several rows in one transaction (a cart) moves
  * them in one order (by variant id, then warehouse id), so two such transactions cannot deadlock.
  */
-export async function moveStock(tx: Transaction, tenant: Tenant, move: StockMove): Promise<MovementDto> {
+export async function moveStock(tx: Transaction | PlainStatement, tenant: Tenant, move: StockMove): Promise<MovementDto> {
+  // Its statements go named and prepared, without Sequelize's query pipeline: every stock change of a variant queues on its row lock.
+  const query = typeof tx === 'function' ? tx : transactionStatements(tx);
   const deltas = deltasOf(move);
   const key = { variantId: move.variantId, warehouseId: move.warehouseId };
   if (move.kind !== 'release' && move.kind !== 'commit') {
-    const targets = await lockStockTargets(tx, tenant, key);
+    const targets = await lockStockTargets(query, tenant, key);
     if (targets.variantArchived === undefined) throw notFound('Variant');
     if (targets.warehouseArchived === undefined) throw new AppError('NOT_FOUND', 'Warehouse not found');
     if (NEEDS_ACTIVE_TARGETS.has(move.kind)) {
@@ -89,9 +92,9 @@ export async function moveStock(tx: Transaction, tenant: Tenant, move: StockMove
       if (targets.warehouseArchived) throw invalidState('The warehouse is archived; its stock can no longer be adjusted or reserved');
     }
   }
-  const balances = await applyStockDeltas(tx, tenant, key, deltas);
-  if (!balances) throw insufficient(deltas, await readStockBalances(tx, tenant, key));
-  const row = await insertMovement(tx, tenant, {
+  const balances = await applyStockDeltas(query, tenant, key, deltas);
+  if (!balances) throw insufficient(deltas, await readStockBalances(query, tenant, key));
+  const row = await insertMovement(query, tenant, {
     id: newId('mvt'),
     ...key,
     kind: move.kind,
