@@ -1,13 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createDatabase } from '../../db/connection';
-import {
-  APPLY_STOCK_DELTAS_SQL,
-  LOCK_STOCK_TARGETS_SQL,
-  movementInsertSql,
-  movementInsertValues,
-  type MovementRow,
-  type StockBalances,
-} from '../../db/inventory';
+import { LOCK_STOCK_TARGETS_SQL, moveStockSql, moveStockValues, type MovementRow, type StockBalances } from '../../db/inventory';
 import { toMovementDto } from '../../domain/inventory/dto';
 import { newId } from '../../lib/ids';
 import { serveBare, sendJson } from './bare';
@@ -17,9 +10,10 @@ import { lookUpKey } from './key-lookup';
  * Ceiling for `POST /api/v1/inventory/adjust` (an `available` reason) on an active variant and warehouse with the
  * stock to cover it: the route's database work in the route's round trips — the key lookup (the module flag comes
  * with the key, as on the route), then one transaction of the route's own statements (db/inventory.ts), each a
- * named prepared statement: START TRANSACTION, the variant and warehouse under FOR SHARE, the guarded UPDATE of the
- * stock row (the row lock every mover of this variant queues on), the movement INSERT, COMMIT — and the same DTO
- * code, with no framework, validation, rate limiting or logging.
+ * named prepared statement: START TRANSACTION, the variant and warehouse under FOR SHARE, the stock change (the
+ * guarded UPDATE of the stock row, which takes the row lock every mover of this variant queues on, and the movement
+ * INSERT, in one statement), COMMIT — and the same DTO code after the COMMIT, with no framework, validation, rate
+ * limiting or logging.
  */
 
 // The model registry supplies the movement's column list; this Sequelize instance never opens a connection.
@@ -55,29 +49,25 @@ serveBare({
         await client.query('ROLLBACK');
         return sendJson(res, 409, { error: 'INVALID_STATE' });
       }
-      const values = [...stockKey, deltas.available, deltas.reserved, deltas.incoming];
-      const [moved] = (await client.query<Record<keyof StockBalances, string>>({ name: 'ceiling-stock-apply', text: APPLY_STOCK_DELTAS_SQL, values })).rows;
-      if (!moved) {
-        await client.query('ROLLBACK');
-        return sendJson(res, 409, { error: 'INSUFFICIENT_STOCK' });
-      }
-      const balances = { available: Number(moved.available), reserved: Number(moved.reserved), incoming: Number(moved.incoming) };
-      const movement = movementInsertValues(tenant, {
+      const change = moveStockValues(tenant, {
         id: newId('mvt'),
         variantId: body.variantId,
         warehouseId: body.warehouseId,
         kind: 'adjust',
         reason: body.reason,
         deltas,
-        balances,
         actorType: 'api_key',
         actorId: key.id,
         reference: null,
         note: null,
       });
-      const { rows } = await client.query<MovementRow>({ name: 'ceiling-stock-movement', text: movementInsertSql(), values: movement });
+      const [movement] = (await client.query<MovementRow>({ name: 'ceiling-stock-move', text: moveStockSql(), values: change })).rows;
+      if (!movement) {
+        await client.query('ROLLBACK');
+        return sendJson(res, 409, { error: 'INSUFFICIENT_STOCK' });
+      }
       await client.query('COMMIT');
-      sendJson(res, 201, { data: toMovementDto(rows[0]!), error: null, meta: { requestId: null, timestamp: new Date().toISOString() } });
+      sendJson(res, 201, { data: toMovementDto(movement), error: null, meta: { requestId: null, timestamp: new Date().toISOString() } });
     } catch (err) {
       await client.query('ROLLBACK');
       throw err;

@@ -5,10 +5,9 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { counterOptions, merchantCounter, PUBLIC_WRITE_LIMITS_PER_MINUTE, SharedRateLimiter } from '../../api/middleware/rate-limit';
 import { createDatabase } from '../../db/connection';
 import {
-  APPLY_STOCK_DELTAS_SQL,
   LOCK_STOCK_TARGETS_SQL,
-  movementInsertSql,
-  movementInsertValues,
+  moveStockSql,
+  moveStockValues,
   SHARED_DEFAULTS_LOCK_SQL,
   warehouseDefaultsLockKey,
   type StockBalances,
@@ -44,8 +43,9 @@ import { serveBare, sendJson } from './bare';
  * counts (the route's `SharedRateLimiter` and settings; the client address from X-Forwarded-For, as the route with
  * TRUST_PROXY=1), the merchant; then one transaction — the product by slug, the product and its variants for the price,
  * the session, its workflow start, the module flag, the tracked variants, the product's share lock, the shared
- * warehouse-default lock, the warehouses with enough, the variant and warehouse under FOR SHARE, the guarded stock
- * UPDATE (the row every buyer of this variant queues on), the movement, the reservation — and the start's fast path
+ * warehouse-default lock, the warehouses with enough, the variant and warehouse under FOR SHARE, the stock change
+ * (the guarded UPDATE of the row every buyer of this variant queues on and its movement, one statement), the
+ * reservation — and the start's fast path
  * (claim, the Temporal start, mark) — answering the same `checkoutSessionId` and `hostedUrl`, with no framework,
  * validation, logging or security headers. Env: PUBLIC_RATE_LIMIT_PER_MINUTE, PUBLIC_BASE_URL, TEMPORAL_ADDRESS.
  */
@@ -133,16 +133,9 @@ async function reserve(client: PoolClient, tenant: Tenant, variantId: string, qu
   const targets = await rowsOf<{ archived: boolean }>(client, 'ceiling-stock-targets', LOCK_STOCK_TARGETS_SQL, stockKey);
   if (targets.length !== 2 || targets.some((t) => t.archived)) throw new Error('INVALID_STATE');
   const deltas: StockBalances = { available: -quantity, reserved: quantity, incoming: 0 };
-  const [moved] = await rowsOf<Record<keyof StockBalances, string>>(client, 'ceiling-stock-apply', APPLY_STOCK_DELTAS_SQL, [
-    ...stockKey,
-    deltas.available,
-    deltas.reserved,
-    deltas.incoming,
-  ]);
+  const change = { id: newId('mvt'), variantId, warehouseId: warehouse.id, kind: 'reserve' as const, reason: 'reserve', deltas };
+  const [moved] = await rowsOf(client, 'ceiling-stock-move', moveStockSql(), moveStockValues(tenant, { ...change, actorType: 'workflow', actorId: workflowId, reference, note: null }));
   if (!moved) throw new Error('INSUFFICIENT_STOCK');
-  const balances = { available: Number(moved.available), reserved: Number(moved.reserved), incoming: Number(moved.incoming) };
-  const movement = { id: newId('mvt'), variantId, warehouseId: warehouse.id, kind: 'reserve' as const, reason: 'reserve', deltas, balances };
-  await rowsOf(client, 'ceiling-stock-movement', movementInsertSql(), movementInsertValues(tenant, { ...movement, actorType: 'workflow', actorId: workflowId, reference, note: null }));
   await rowsOf(client, 'ceiling-reservations', INSERT_RESERVATIONS_SQL, [reference, ...scope, [variantId], [warehouse.id], [quantity]]);
   return true;
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { applyStockDeltas, insertMovement, lockStockTargets, readStockBalances, type StockBalances } from '../../db/inventory';
+import { applyStockChange, lockStockTargets, readStockBalances, type MovementRow, type StockBalances } from '../../db/inventory';
 import type { StockActorType, StockMoveKind } from '../../db/models';
 import { transactionStatements, type PlainStatement } from '../../db/plain-query';
 import type { Tenant } from '../../db/tenancy';
@@ -69,8 +69,8 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
 }
 
 /**
- * The one way stock changes: moves one (variant, warehouse) row and appends exactly one movement row, both in
- * the caller's transaction and under the stock row's lock, so per row the movements always sum to the balances.
+ * The one way stock changes: moves one (variant, warehouse) row and appends exactly one movement row, in one
+ * statement in the caller's transaction (db/inventory.ts, moveStockSql), so per row the movements always sum to the balances.
  * Adjustments and reservations also share-lock the variant and the warehouse (archiving either waits, and none
  * lands after an archive). A change that would take a balance below zero throws `409 INSUFFICIENT_STOCK` having
  * written nothing and without failing a statement, so the transaction stays usable (a reservation may try the
@@ -79,6 +79,14 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
  * them in one order (by variant id, then warehouse id), so two such transactions cannot deadlock.
  */
 export async function moveStock(tx: Transaction | PlainStatement, tenant: Tenant, move: StockMove): Promise<MovementDto> {
+  return toMovementDto(await moveStockRow(tx, tenant, move));
+}
+
+/**
+ * moveStock answering the movement's row, for a caller that builds its answer after its COMMIT (an adjustment):
+ * the stock row stays locked until then, and every mover of the variant waits on it.
+ */
+export async function moveStockRow(tx: Transaction | PlainStatement, tenant: Tenant, move: StockMove): Promise<MovementRow> {
   // Its statements go named and prepared, without Sequelize's query pipeline: every stock change of a variant queues on its row lock.
   const query = typeof tx === 'function' ? tx : transactionStatements(tx);
   const deltas = deltasOf(move);
@@ -92,19 +100,18 @@ export async function moveStock(tx: Transaction | PlainStatement, tenant: Tenant
       if (targets.warehouseArchived) throw invalidState('The warehouse is archived; its stock can no longer be adjusted or reserved');
     }
   }
-  const balances = await applyStockDeltas(query, tenant, key, deltas);
-  if (!balances) throw insufficient(deltas, await readStockBalances(query, tenant, key));
-  const row = await insertMovement(query, tenant, {
+  // Everything the statement needs is ready before it is sent: from its row lock to the COMMIT, nothing else runs here.
+  const row = await applyStockChange(query, tenant, {
     id: newId('mvt'),
     ...key,
     kind: move.kind,
     reason: move.reason ?? move.kind,
     deltas,
-    balances,
     actorType: move.actor.type,
     actorId: move.actor.id,
     reference: move.reference ?? null,
     note: move.note ?? null,
   });
-  return toMovementDto(row);
+  if (!row) throw insufficient(deltas, await readStockBalances(query, tenant, key));
+  return row;
 }
