@@ -216,6 +216,87 @@ function payoutRequest(ctx: BenchContext): LoadRequest {
   };
 }
 
+/**
+ * A merchant's stock adjustments under contention: 32 connections adjusting the one variant of bench/lib/inventory.ts
+ * in its one warehouse, so every request queues on the same stock row's lock. Requests alternate +1 and −1 (a count
+ * corrected either way), so the balance stays where it was seeded and never refuses one.
+ */
+const adjustRequest = (ctx: BenchContext): LoadRequest => {
+  const { secretKey, variantId, warehouseId } = ctx.infra.inventory;
+  const body = (n: number) => JSON.stringify({ variantId, warehouseId, delta: n % 2 === 0 ? 1 : -1, reason: 'manual_adjust' });
+  return {
+    method: 'POST',
+    path: '/api/v1/inventory/adjust',
+    headers: { ...bearer(secretKey), 'content-type': 'application/json' },
+    body: body(0),
+    vary: (n) => ({ body: body(n) }),
+  };
+};
+
+function expectMovement(status: number, body: unknown) {
+  const data = (body as { data?: { id?: unknown; kind?: unknown; balance?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.id !== 'string' || !data.id.startsWith('mvt_') || data.kind !== 'adjust' || typeof data.balance !== 'number') {
+    throw new Error(`expected 201 with an adjust movement, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+/** Probes of the reserve scenario so far: each comes from an address of its own, as every buyer of its load does. */
+let reserveProbes = 0;
+
+/**
+ * The n-th buyer's address (198.18.0.0/15, the benchmarking range), as the proxy in front of the API reports it
+ * (X-Forwarded-For, TRUST_PROXY=1): a different buyer for every request (n counts across the process), as in a real
+ * launch, so the public write limits per IP and merchant are counted on both sides and never reached.
+ */
+const buyerAddress = (n: number) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
+
+/**
+ * Buyers reserving under contention: 32 connections each taking the buy-now checkout of one unit of the one variant
+ * of bench/lib/inventory.ts, the route that reserves stock (in the transaction that writes the session), so every
+ * request queues on the same stock row's lock. Each request comes from another buyer's address (X-Forwarded-For,
+ * believed with TRUST_PROXY=1 on both sides), so the checkout limit of 10 a minute per address and merchant, which
+ * has no knob, counts every request without refusing one; the variant's seeded stock outlasts any run.
+ */
+function reserveSide(ctx: BenchContext, server: ServerSpec): Side {
+  const { slug, productSlug, variantId } = ctx.infra.inventory;
+  return {
+    server,
+    request: {
+      method: 'POST',
+      path: `/api/v1/storefront/public/${slug}/${productSlug}/checkout`,
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.19.255.${(reserveProbes += 1)}` },
+      body: JSON.stringify({
+        email: 'buyer@example.com',
+        variantId,
+        quantity: 1,
+        shippingAddress: { name: 'Bench Buyer', line1: 'Jl. Sudirman 1', city: 'Jakarta', postalCode: '10220', country: 'ID' },
+      }),
+      vary: (n) => ({ headers: { 'x-forwarded-for': buyerAddress(n) } }),
+    },
+    verify: expectCheckout,
+  };
+}
+
+function expectCheckout(status: number, body: unknown) {
+  const data = (body as { data?: { checkoutSessionId?: unknown; hostedUrl?: unknown } } | null)?.data;
+  if (status !== 201 || typeof data?.checkoutSessionId !== 'string' || !data.checkoutSessionId.startsWith('cs_') || typeof data.hostedUrl !== 'string') {
+    throw new Error(`expected 201 with a checkout session, got ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+const stockReserve: Scenario = {
+  name: 'stock reserve (buy-now checkout, one variant)',
+  target: 0.5,
+  ceiling: (ctx) => {
+    const spec = ceilingServer('bench/servers/ceiling-stock-reserve.ts', ctx);
+    return reserveSide(ctx, { ...spec, env: { ...spec.env, PUBLIC_RATE_LIMIT_PER_MINUTE, TEMPORAL_ADDRESS: ctx.infra.temporalAddress } });
+  },
+  fullStack: (ctx) => {
+    const spec = fullStackServer(ctx);
+    return reserveSide(ctx, { ...spec, env: { ...spec.env, TRUST_PROXY: '1' } });
+  },
+};
+
 const LICENSES = '/api/v1/storefront/licenses';
 
 /** One side's licences: its pool's keys, all of one product. */
@@ -328,13 +409,6 @@ async function countPendingStarts(databaseUrl: string): Promise<number> {
   }
 }
 
-/**
- * A buyer address per request, as the proxy in front of the API reports it (X-Forwarded-For, TRUST_PROXY=1): each
- * create is a different buyer, as in a real launch, so document 1's 10 creates a minute per IP and merchant is
- * counted (one shared-counter write per request, on both sides) and never reached.
- */
-const buyerAddress = (n: number) => ({ headers: { 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } });
-
 export const scenarios: Scenario[] = [
   pair(
     'api-keys list',
@@ -374,7 +448,7 @@ export const scenarios: Scenario[] = [
       path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}/checkout`,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'buyer@example.com' }),
-      vary: buyerAddress,
+      vary: (n) => ({ headers: { 'x-forwarded-for': buyerAddress(n) } }),
     }),
     () => expectCheckoutCreated,
     {
@@ -409,4 +483,6 @@ export const scenarios: Scenario[] = [
   // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
   licencePair('licence validate', (licences) => licences.validate, validateRequest, validateProbe, expectValid),
   licencePair('licence activate', (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
+  pair('stock adjust (one variant)', 0.5, 'bench/servers/ceiling-stock-adjust.ts', adjustRequest, () => expectMovement),
+  stockReserve,
 ];

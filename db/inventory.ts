@@ -3,10 +3,11 @@ import { selectColumns } from './columns';
 import { StockMovement, Variant, type Currency, type StockActorType, type StockMoveKind } from './models';
 import { connectionOf } from './outbox';
 import type { Statement } from './pagination';
+import type { PlainStatement } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
- * Inventory reads and the two statements of a stock change, in plain SQL. The rules (which changes are allowed,
+ * Inventory reads and the statement of a stock change, in plain SQL. The rules (which changes are allowed,
  * the errors) live in domain/inventory; these only say how to read and write the rows.
  */
 
@@ -95,9 +96,12 @@ export function publicVariantsStatement(tenant: Tenant, productId: string): Stat
  * locks two warehouse rows in its order) therefore never runs while a reservation holds warehouse locks, so
  * neither can wait on the other in a cycle.
  */
+export const SHARED_DEFAULTS_LOCK_SQL = 'SELECT pg_advisory_xact_lock_shared(hashtext($1))';
+export const warehouseDefaultsLockKey = (tenant: Tenant) => `warehouse-default:${tenant.accountId}:${tenant.environment}`;
+
 export async function lockWarehouseDefaults(tx: Transaction, tenant: Tenant, mode: 'exclusive' | 'shared'): Promise<void> {
-  await connectionOf(tx).query(`SELECT ${mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(hashtext($1))`, {
-    bind: [`warehouse-default:${tenant.accountId}:${tenant.environment}`],
+  await connectionOf(tx).query(mode === 'shared' ? SHARED_DEFAULTS_LOCK_SQL : 'SELECT pg_advisory_xact_lock(hashtext($1))', {
+    bind: [warehouseDefaultsLockKey(tenant)],
     type: QueryTypes.SELECT,
     transaction: tx,
   });
@@ -118,39 +122,67 @@ type BalanceColumns = { available: string | number; reserved: string | number; i
 const toBalances = (row: BalanceColumns): StockBalances => ({ available: Number(row.available), reserved: Number(row.reserved), incoming: Number(row.incoming) });
 
 /**
- * Moves a stock row by `deltas` only if no balance would go below zero, and returns the balances it left; undefined
- * when that would happen (nothing changed). The UPDATE takes the row lock and PostgreSQL re-checks the guard on
- * the newest row version after waiting for it, so concurrent movers queue and none passes a stale check. A
- * (variant, warehouse) never moved has no row: one is created for a change that only adds, and a change that
- * takes from it is refused without writing one. Never raises for insufficiency, so the caller's transaction
- * stays usable (a reservation can try the next warehouse).
+ * One stock change in one statement: the guarded UPDATE of the stock row and the INSERT of its movement (a
+ * data-modifying CTE), so the row lock the UPDATE takes is held across one round trip fewer — every mover of a
+ * variant queues on it (README, Benchmark). The UPDATE moves the row only if no balance would go below zero;
+ * PostgreSQL re-checks that guard on the newest row version after waiting for the lock, so concurrent movers
+ * queue and none passes a stale check. The movement is inserted from the UPDATE's RETURNING, so it records the
+ * balances the change left and exists exactly when the row moved: no row (the guard failed, or the row does not
+ * exist yet) writes nothing and returns nothing. Exported so the bench's ceilings send the very same statement; its
+ * RETURNING list comes from the model, so it is built on first use.
  */
-export async function applyStockDeltas(tx: Transaction, tenant: Tenant, key: StockKey, deltas: StockBalances): Promise<StockBalances | undefined> {
-  const sequelize = connectionOf(tx);
-  const update = () =>
-    sequelize.query<BalanceColumns>(
-      `UPDATE stock_levels
-          SET available = available + $5, reserved = reserved + $6, incoming = incoming + $7, updated_at = clock_timestamp()
-        WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4
-          AND available + $5 >= 0 AND reserved + $6 >= 0 AND incoming + $7 >= 0
-      RETURNING available, reserved, incoming`,
-      {
-        bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment, deltas.available, deltas.reserved, deltas.incoming],
-        type: QueryTypes.SELECT,
-        transaction: tx,
-      },
-    );
-  let [row] = await update();
+let moveStockText: string | undefined;
+export const moveStockSql = () => (moveStockText ??= `WITH moved AS (
+  UPDATE stock_levels
+     SET available = available + $5, reserved = reserved + $6, incoming = incoming + $7, updated_at = clock_timestamp()
+   WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4
+     AND available + $5 >= 0 AND reserved + $6 >= 0 AND incoming + $7 >= 0
+  RETURNING available, reserved, incoming
+)
+INSERT INTO stock_movements (id, account_id, environment, variant_id, warehouse_id, kind, reason,
+    delta, balance, reserved_delta, reserved_balance, incoming_delta, incoming_balance, actor_type, actor_id, reference, note)
+SELECT $8, $3, $4, $1, $2, $9, $10, $5, moved.available, $6, moved.reserved, $7, moved.incoming, $11, $12, $13, $14
+  FROM moved
+RETURNING ${selectColumns(StockMovement)}`);
+
+export interface StockChange extends StockKey {
+  id: string;
+  kind: StockMoveKind;
+  reason: string;
+  deltas: StockBalances;
+  actorType: StockActorType;
+  actorId: string;
+  reference: string | null;
+  note: string | null;
+}
+
+export function moveStockValues(tenant: Tenant, c: StockChange): unknown[] {
+  return [
+    c.variantId, c.warehouseId, tenant.accountId, tenant.environment, c.deltas.available, c.deltas.reserved, c.deltas.incoming,
+    c.id, c.kind, c.reason, c.actorType, c.actorId, c.reference, c.note,
+  ];
+}
+
+/**
+ * Applies one stock change (moveStockSql) and returns its movement; undefined when a balance would go below zero
+ * (nothing written). A (variant, warehouse) never moved has no row: one is created for a change that only adds, and
+ * a change that takes from it is refused without writing one. Never raises for insufficiency, so the caller's
+ * transaction stays usable (a reservation can try the next warehouse).
+ */
+export async function applyStockChange(query: PlainStatement, tenant: Tenant, change: StockChange): Promise<MovementRow | undefined> {
+  const values = moveStockValues(tenant, change);
+  let [row] = await query<MovementRow>(moveStockSql(), values);
+  const { deltas } = change;
   if (!row && deltas.available >= 0 && deltas.reserved >= 0 && deltas.incoming >= 0) {
     // Missing (or created by a concurrent mover since): make sure it exists, then move it like any other.
-    await sequelize.query(
+    await query(
       `INSERT INTO stock_levels (variant_id, warehouse_id, account_id, environment) VALUES ($1, $2, $3, $4)
        ON CONFLICT (variant_id, warehouse_id) DO NOTHING`,
-      { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.INSERT, transaction: tx },
+      values.slice(0, 4),
     );
-    [row] = await update();
+    [row] = await query<MovementRow>(moveStockSql(), values);
   }
-  return row ? toBalances(row) : undefined;
+  return row;
 }
 
 /** Whether the variant and the warehouse of a stock change exist in the tenant (undefined when not), and are archived. */
@@ -159,80 +191,33 @@ export interface StockTargets {
   warehouseArchived?: boolean;
 }
 
+export const LOCK_STOCK_TARGETS_SQL = `SELECT 'variant' AS target, archived FROM (SELECT archived FROM variants WHERE id = $1 AND account_id = $3 AND environment = $4 FOR SHARE) v
+UNION ALL
+SELECT 'warehouse' AS target, archived FROM (SELECT archived FROM warehouses WHERE id = $2 AND account_id = $3 AND environment = $4 FOR SHARE) w`;
+
 /**
  * Reads the variant and the warehouse of a stock change with a share lock held to the end of the transaction, so
  * archiving either (which updates its row) waits for the change to commit, and no change lands after an archive.
  */
-export async function lockStockTargets(tx: Transaction, tenant: Tenant, key: StockKey): Promise<StockTargets> {
-  const rows = await connectionOf(tx).query<{ target: 'variant' | 'warehouse'; archived: boolean }>(
-    `SELECT 'variant' AS target, archived FROM (SELECT archived FROM variants WHERE id = $1 AND account_id = $3 AND environment = $4 FOR SHARE) v
-     UNION ALL
-     SELECT 'warehouse' AS target, archived FROM (SELECT archived FROM warehouses WHERE id = $2 AND account_id = $3 AND environment = $4 FOR SHARE) w`,
-    { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
-  );
+export async function lockStockTargets(query: PlainStatement, tenant: Tenant, key: StockKey): Promise<StockTargets> {
+  const rows = await query<{ target: 'variant' | 'warehouse'; archived: boolean }>(LOCK_STOCK_TARGETS_SQL, [key.variantId, key.warehouseId, tenant.accountId, tenant.environment]);
   const archivedOf = (target: 'variant' | 'warehouse') => rows.find((r) => r.target === target)?.archived;
   return { variantArchived: archivedOf('variant'), warehouseArchived: archivedOf('warehouse') };
 }
 
 /** The balances of one stock row as they stand (zeros when never moved), for the answer to a refused change. */
-export async function readStockBalances(tx: Transaction, tenant: Tenant, key: StockKey): Promise<StockBalances> {
-  const [row] = await connectionOf(tx).query<BalanceColumns>(
+export async function readStockBalances(query: PlainStatement, tenant: Tenant, key: StockKey): Promise<StockBalances> {
+  const [row] = await query<BalanceColumns>(
     `SELECT available, reserved, incoming FROM stock_levels WHERE variant_id = $1 AND warehouse_id = $2 AND account_id = $3 AND environment = $4`,
-    { bind: [key.variantId, key.warehouseId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
+    [key.variantId, key.warehouseId, tenant.accountId, tenant.environment],
   );
   return row ? toBalances(row) : { available: 0, reserved: 0, incoming: 0 };
-}
-
-export interface MovementInsert extends StockKey {
-  id: string;
-  kind: StockMoveKind;
-  reason: string;
-  deltas: StockBalances;
-  balances: StockBalances;
-  actorType: StockActorType;
-  actorId: string;
-  reference: string | null;
-  note: string | null;
 }
 
 type MovementCounts = 'seq' | 'delta' | 'balance' | 'reservedDelta' | 'reservedBalance' | 'incomingDelta' | 'incomingBalance';
 
 /** A movement as the raw reads return it (bigint columns arrive as strings). */
 export type MovementRow = Omit<Attributes<StockMovement>, MovementCounts> & Record<MovementCounts, number | string>;
-
-/** Appends the movement of a stock change, in the change's transaction (the row lock is still held). */
-export async function insertMovement(tx: Transaction, tenant: Tenant, m: MovementInsert): Promise<MovementRow> {
-  const [row] = await connectionOf(tx).query<MovementRow>(
-    `INSERT INTO stock_movements (id, account_id, environment, variant_id, warehouse_id, kind, reason,
-        delta, balance, reserved_delta, reserved_balance, incoming_delta, incoming_balance, actor_type, actor_id, reference, note)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-     RETURNING ${selectColumns(StockMovement)}`,
-    {
-      bind: [
-        m.id,
-        tenant.accountId,
-        tenant.environment,
-        m.variantId,
-        m.warehouseId,
-        m.kind,
-        m.reason,
-        m.deltas.available,
-        m.balances.available,
-        m.deltas.reserved,
-        m.balances.reserved,
-        m.deltas.incoming,
-        m.balances.incoming,
-        m.actorType,
-        m.actorId,
-        m.reference,
-        m.note,
-      ],
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    },
-  );
-  return row!;
-}
 
 export interface MovementFilters {
   variantId?: string;

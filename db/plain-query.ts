@@ -63,3 +63,13 @@ export async function plainTransaction<R>(sequelize: Sequelize, work: (query: Pl
     sequelize.connectionManager.releaseConnection(connection as never);
   }
 }
+
+/**
+ * The statements of a Sequelize transaction sent as plainTransaction sends its own (named prepared, without the
+ * query pipeline) on the transaction's connection, for the hot statements of work that must share a transaction
+ * with model writes (a checkout's stock reservation).
+ */
+export function transactionStatements(tx: Transaction): PlainStatement {
+  const connection = (tx as Transaction & { connection: Client }).connection;
+  return async <T>(text: string, values: unknown[]) => (await connection.query<T & object>({ name: statementName(text), text, values })).rows;
+}

@@ -15,9 +15,23 @@ export interface ReservationRow {
 
 export type SettledStatus = 'released' | 'committed';
 
+/** The statements of a reservation, in the order it sends them; exported so the bench's ceiling sends the very same ones. */
+export const FULFILLMENT_ENABLED_SQL = `SELECT fulfillment_enabled AS enabled FROM accounts WHERE id = $1`;
+export const TRACKED_VARIANTS_SQL = `SELECT DISTINCT variant_id AS "variantId" FROM stock_levels WHERE variant_id = ANY($1) AND account_id = $2 AND environment = $3 ORDER BY variant_id`;
+export const SHARE_LOCK_PRODUCTS_SQL = `SELECT p.id FROM products p
+      WHERE p.id IN (SELECT v.product_id FROM variants v WHERE v.id = ANY($1) AND v.account_id = $2 AND v.environment = $3)
+      ORDER BY p.id
+        FOR SHARE OF p`;
+export const WAREHOUSES_WITH_ENOUGH_SQL = `SELECT w.id FROM warehouses w JOIN stock_levels s ON s.warehouse_id = w.id AND s.variant_id = $1
+      WHERE w.account_id = $2 AND w.environment = $3 AND NOT w.archived AND s.available >= $4
+      ORDER BY w.is_default DESC, w.id`;
+export const INSERT_RESERVATIONS_SQL = `INSERT INTO stock_reservations (reference, variant_id, warehouse_id, account_id, environment, quantity)
+     SELECT $1, r.variant_id, r.warehouse_id, $2, $3, r.quantity
+       FROM unnest($4::text[], $5::text[], $6::bigint[]) AS r(variant_id, warehouse_id, quantity)`;
+
 /** Whether the workspace has the fulfilment module on, as committed now (not as a request's cached key saw it). */
 export async function fulfillmentEnabled(tx: Transaction, accountId: string): Promise<boolean> {
-  const [row] = await connectionOf(tx).query<{ enabled: boolean }>(`SELECT fulfillment_enabled AS enabled FROM accounts WHERE id = $1`, {
+  const [row] = await connectionOf(tx).query<{ enabled: boolean }>(FULFILLMENT_ENABLED_SQL, {
     bind: [accountId],
     type: QueryTypes.SELECT,
     transaction: tx,
@@ -28,7 +42,7 @@ export async function fulfillmentEnabled(tx: Transaction, accountId: string): Pr
 /** Those of `variantIds` whose stock is tracked (any stock row, in any warehouse), in id order. */
 export async function trackedVariantIds(tx: Transaction, tenant: Tenant, variantIds: string[]): Promise<string[]> {
   const rows = await connectionOf(tx).query<{ variantId: string }>(
-    `SELECT DISTINCT variant_id AS "variantId" FROM stock_levels WHERE variant_id = ANY($1) AND account_id = $2 AND environment = $3 ORDER BY variant_id`,
+    TRACKED_VARIANTS_SQL,
     { bind: [variantIds, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
   );
   return rows.map((row) => row.variantId);
@@ -40,10 +54,7 @@ export async function trackedVariantIds(tx: Transaction, tenant: Tenant, variant
  */
 export async function shareLockProductsOf(tx: Transaction, tenant: Tenant, variantIds: string[]): Promise<void> {
   await connectionOf(tx).query(
-    `SELECT p.id FROM products p
-      WHERE p.id IN (SELECT v.product_id FROM variants v WHERE v.id = ANY($1) AND v.account_id = $2 AND v.environment = $3)
-      ORDER BY p.id
-        FOR SHARE OF p`,
+    SHARE_LOCK_PRODUCTS_SQL,
     { bind: [variantIds, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
   );
 }
@@ -54,9 +65,7 @@ export async function shareLockProductsOf(tx: Transaction, tenant: Tenant, varia
  */
 export async function warehousesWithEnough(tx: Transaction, tenant: Tenant, variantId: string, quantity: number): Promise<string[]> {
   const rows = await connectionOf(tx).query<{ id: string }>(
-    `SELECT w.id FROM warehouses w JOIN stock_levels s ON s.warehouse_id = w.id AND s.variant_id = $1
-      WHERE w.account_id = $2 AND w.environment = $3 AND NOT w.archived AND s.available >= $4
-      ORDER BY w.is_default DESC, w.id`,
+    WAREHOUSES_WITH_ENOUGH_SQL,
     { bind: [variantId, tenant.accountId, tenant.environment, quantity], type: QueryTypes.SELECT, transaction: tx },
   );
   return rows.map((row) => row.id);
@@ -75,9 +84,7 @@ export async function mostAvailableInOneWarehouse(tx: Transaction, tenant: Tenan
 export async function insertReservations(tx: Transaction, tenant: Tenant, reference: string, rows: ReservationRow[]): Promise<void> {
   if (rows.length === 0) return;
   await connectionOf(tx).query(
-    `INSERT INTO stock_reservations (reference, variant_id, warehouse_id, account_id, environment, quantity)
-     SELECT $1, r.variant_id, r.warehouse_id, $2, $3, r.quantity
-       FROM unnest($4::text[], $5::text[], $6::bigint[]) AS r(variant_id, warehouse_id, quantity)`,
+    INSERT_RESERVATIONS_SQL,
     {
       bind: [reference, tenant.accountId, tenant.environment, rows.map((r) => r.variantId), rows.map((r) => r.warehouseId), rows.map((r) => r.quantity)],
       type: QueryTypes.INSERT,

@@ -14,6 +14,7 @@ import { createDevServerEnv } from '../../test/helpers/temporal-env';
 import { freePort } from '../../scripts/lib/free-port';
 import { seedCatalogue, type BenchCatalogue } from './catalogue';
 import { seedPayouts } from './payouts';
+import { seedInventory, type BenchInventory } from './inventory';
 import { seedLicences, type BenchLicences } from './licences';
 
 /** Extra test-environment keys, on top of the workspace's own two, so the list route returns a real page. */
@@ -32,6 +33,8 @@ export interface BenchInfra {
   payouts: { accountId: string; secretKey: string };
   /** Licence pools of the public licence scenarios (bench/lib/licences.ts). */
   licences: BenchLicences;
+  /** The one stock-tracked variant of the inventory scenarios (bench/lib/inventory.ts). */
+  inventory: BenchInventory;
   stop(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     let catalogue: BenchCatalogue;
     let payouts: BenchInfra['payouts'];
     let licences: BenchLicences;
+    let inventory: BenchInventory;
     try {
       await migrateToLatest(sequelize);
       const created = await createWorkspaceService({ sequelize }).create({ name: 'Bench workspace', slug: 'bench' });
@@ -81,6 +85,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       catalogue = await seedCatalogue(sequelize);
       payouts = await seedPayouts(sequelize, createCryptoBox(parseEncryptionKey(encryptionKey)));
       licences = await seedLicences(sequelize);
+      inventory = await seedInventory(sequelize);
       await sequelize.query('ANALYZE');
     } finally {
       await sequelize.close();
@@ -99,6 +104,7 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
       catalogue,
       payouts,
       licences,
+      inventory,
       stop,
     };
   } catch (err) {

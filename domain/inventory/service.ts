@@ -2,14 +2,14 @@ import { decodeCursor, toListPage } from '../../db/cursor';
 import { lowStockStatement, movementPageStatement, stockRowsStatement, type LowStockRow, type MovementRow, type StockRow } from '../../db/inventory';
 import { Variant, Warehouse } from '../../db/models';
 import type { PageRequest } from '../../db/pagination';
-import { plainQuery } from '../../db/plain-query';
+import { plainQuery, plainTransaction } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { toLowStockDto, toMovementDto, toStockRowDto, type MovementDto } from './dto';
 import type { AdjustStockBody } from './inputs';
-import { moveStock } from './stock';
+import { moveStockRow } from './stock';
 import { warehouseNotFound } from './warehouses';
 
 /** The filters of GET /v1/inventory/movements. */
@@ -34,10 +34,14 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
       return (await plainQuery<StockRow>(sequelize, text, values)).map(toStockRowDto);
     },
 
-    /** One movement, in one transaction with the stock row it changes; answered with that movement. */
+    /**
+     * One movement, in one transaction with the stock row it changes; answered with that movement. A plain
+     * transaction (db/plain-query.ts): the adjustments of a variant queue on its row lock, so what each spends
+     * around its statements bounds them all (README, Benchmark); the answer is built after the COMMIT.
+     */
     async adjust(auth: AuthContext, input: AdjustStockBody): Promise<MovementDto> {
-      return sequelize.transaction((tx) =>
-        moveStock(tx, tenantWhere(auth), {
+      const row = await plainTransaction(sequelize, (query) =>
+        moveStockRow(query, tenantWhere(auth), {
           variantId: input.variantId,
           warehouseId: input.warehouseId,
           kind: 'adjust',
@@ -48,6 +52,7 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
           actor: { type: 'api_key', id: auth.apiKeyId },
         }),
       );
+      return toMovementDto(row);
     },
 
     /** Oldest first, in the order the changes happened; of one variant (and warehouse) or of all. */

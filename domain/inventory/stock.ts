@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
-import { applyStockDeltas, insertMovement, lockStockTargets, readStockBalances, type StockBalances } from '../../db/inventory';
+import { applyStockChange, lockStockTargets, readStockBalances, type MovementRow, type StockBalances } from '../../db/inventory';
 import type { StockActorType, StockMoveKind } from '../../db/models';
+import { transactionStatements, type PlainStatement } from '../../db/plain-query';
 import type { Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -68,8 +69,8 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
 }
 
 /**
- * The one way stock changes: moves one (variant, warehouse) row and appends exactly one movement row, both in
- * the caller's transaction and under the stock row's lock, so per row the movements always sum to the balances.
+ * The one way stock changes: moves one (variant, warehouse) row and appends exactly one movement row, in one
+ * statement in the caller's transaction (db/inventory.ts, moveStockSql), so per row the movements always sum to the balances.
  * Adjustments and reservations also share-lock the variant and the warehouse (archiving either waits, and none
  * lands after an archive). A change that would take a balance below zero throws `409 INSUFFICIENT_STOCK` having
  * written nothing and without failing a statement, so the transaction stays usable (a reservation may try the
@@ -77,11 +78,21 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
  * still be released after it is switched off). A caller moving several rows in one transaction (a cart) moves
  * them in one order (by variant id, then warehouse id), so two such transactions cannot deadlock.
  */
-export async function moveStock(tx: Transaction, tenant: Tenant, move: StockMove): Promise<MovementDto> {
+export async function moveStock(tx: Transaction | PlainStatement, tenant: Tenant, move: StockMove): Promise<MovementDto> {
+  return toMovementDto(await moveStockRow(tx, tenant, move));
+}
+
+/**
+ * moveStock answering the movement's row, for a caller that builds its answer after its COMMIT (an adjustment):
+ * the stock row stays locked until then, and every mover of the variant waits on it.
+ */
+export async function moveStockRow(tx: Transaction | PlainStatement, tenant: Tenant, move: StockMove): Promise<MovementRow> {
+  // Its statements go named and prepared, without Sequelize's query pipeline: every stock change of a variant queues on its row lock.
+  const query = typeof tx === 'function' ? tx : transactionStatements(tx);
   const deltas = deltasOf(move);
   const key = { variantId: move.variantId, warehouseId: move.warehouseId };
   if (move.kind !== 'release' && move.kind !== 'commit') {
-    const targets = await lockStockTargets(tx, tenant, key);
+    const targets = await lockStockTargets(query, tenant, key);
     if (targets.variantArchived === undefined) throw notFound('Variant');
     if (targets.warehouseArchived === undefined) throw new AppError('NOT_FOUND', 'Warehouse not found');
     if (NEEDS_ACTIVE_TARGETS.has(move.kind)) {
@@ -89,19 +100,18 @@ export async function moveStock(tx: Transaction, tenant: Tenant, move: StockMove
       if (targets.warehouseArchived) throw invalidState('The warehouse is archived; its stock can no longer be adjusted or reserved');
     }
   }
-  const balances = await applyStockDeltas(tx, tenant, key, deltas);
-  if (!balances) throw insufficient(deltas, await readStockBalances(tx, tenant, key));
-  const row = await insertMovement(tx, tenant, {
+  // Everything the statement needs is ready before it is sent: from its row lock to the COMMIT, nothing else runs here.
+  const row = await applyStockChange(query, tenant, {
     id: newId('mvt'),
     ...key,
     kind: move.kind,
     reason: move.reason ?? move.kind,
     deltas,
-    balances,
     actorType: move.actor.type,
     actorId: move.actor.id,
     reference: move.reference ?? null,
     note: move.note ?? null,
   });
-  return toMovementDto(row);
+  if (!row) throw insufficient(deltas, await readStockBalances(query, tenant, key));
+  return row;
 }
