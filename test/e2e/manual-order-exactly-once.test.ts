@@ -135,10 +135,11 @@ describe('manual-order fulfilment under a worker crash (dev server, worker proce
     );
     expect(events.map((e) => e.deliveryId).sort()).toEqual(deliveries.map((d) => d.id).sort());
 
-    // The receipt and the confirmation each reach the mailbox, under their one Message-ID.
+    // The receipt and the confirmation each reach the mailbox, under their one Message-ID. A send the kill caught
+    // in flight is retried after its own start-to-close (2 minutes) and backoff (1 minute), hence the longer wait.
     for (const businessKey of [`manual_order_receipt:${order.id}`, `payment_confirmed:${order.id}`]) {
       const messageId = emailMessageId({ ...tenant, businessKey }, TEST_EMAIL_FROM);
-      await until(async () => smtp.received.some((m) => m.parsed.messageId === messageId), `the e-mail ${businessKey}`);
+      await until(async () => smtp.received.some((m) => m.parsed.messageId === messageId), `the e-mail ${businessKey}`, 240_000);
       expect(await EmailMessage.count({ where: { ...tenant, businessKey } })).toBe(1);
     }
     const receipt = smtp.received.find((m) => m.parsed.messageId === emailMessageId({ ...tenant, businessKey: `manual_order_receipt:${order.id}` }, TEST_EMAIL_FROM))!;
