@@ -8,6 +8,7 @@
  *   SCHEMATHESIS=/path/to/schemathesis FUZZ_SECONDS=120 npx tsx scripts/fuzz-api.ts [extra schemathesis args]
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { createWorkspaceService } from '../domain/workspaces/service';
 import { loadConfig, requireEncryptionKey } from '../lib/config';
 import { createCryptoBox, generateEncryptionKey } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';
+import { startPaymentSandbox } from '../lib/payment-provider/sandbox';
 import { ACCOUNT_ID } from '../workflows/messages';
 import { freePort } from './lib/free-port';
 import { temporalCliExecutable } from './lib/temporal-binaries';
@@ -53,6 +55,13 @@ async function main(): Promise<number> {
     const temporalEnv = await TestWorkflowEnvironment.createLocal({ server: { executable: temporalCliExecutable(), searchAttributes: [ACCOUNT_ID] } });
     cleanups.unshift(() => temporalEnv.teardown());
 
+    // The payment module's routes need a provider once the fuzzer switches the module on: the built-in sandbox,
+    // as `npm start` runs it, for both environments.
+    const port = await freePort();
+    const accounts = ['live', 'test'].map((mode) => ({ secretKey: `xnd_fuzz_${mode}_${randomBytes(16).toString('hex')}`, callbackToken: randomBytes(32).toString('hex') }));
+    const sandbox = await startPaymentSandbox({ accounts, callbackUrl: `http://127.0.0.1:${port}/api/v1/payment/provider-webhooks`, port: 0 });
+    cleanups.unshift(() => sandbox.close());
+
     const config = loadConfig({
       ...process.env,
       NODE_ENV: 'test',
@@ -65,6 +74,11 @@ async function main(): Promise<number> {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       RATE_LIMIT_PER_MINUTE: '10000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '10000000',
+      PAYMENT_PROVIDER_BASE_URL: sandbox.baseUrl,
+      PAYMENT_PROVIDER_SECRET_KEY: accounts[0]!.secretKey,
+      PAYMENT_PROVIDER_CALLBACK_TOKEN: accounts[0]!.callbackToken,
+      PAYMENT_PROVIDER_TEST_SECRET_KEY: accounts[1]!.secretKey,
+      PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: accounts[1]!.callbackToken,
     });
     const sequelize = createDatabase({ url: pg.url('commerce_fuzz'), poolMax: 5 });
     cleanups.unshift(() => sequelize.close());
@@ -78,7 +92,6 @@ async function main(): Promise<number> {
       logger: createLogger(config.LOG_LEVEL, 'api-fuzz'),
       box: createCryptoBox(requireEncryptionKey(config)),
     });
-    const port = await freePort();
     const server = await new Promise<Server>((resolve) => {
       const s = api.app.listen(port, '127.0.0.1', () => resolve(s));
     });

@@ -30,7 +30,7 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       response: CheckoutSession,
       status: 201,
       // With the fulfilment module on, the product's stock-tracked variant short of the quantity.
-      errors: ['INSUFFICIENT_STOCK'],
+      errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       handler: async ({ auth, body }) => ({ data: await checkoutSessions.create(auth, body) }),
     })
     .add({
@@ -60,7 +60,7 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       params: CheckoutSessionIdParams,
       body: RefundCheckoutSessionBody,
       response: CheckoutRefund,
-      errors: ['INVALID_STATE'],
+      errors: ['INVALID_STATE', 'PARTNER_UNAVAILABLE'],
       handler: async ({ auth, params, body }) => ({ data: await checkoutSessions.refund(auth, params.id, body) }),
     })
     .add({
@@ -90,7 +90,7 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       params: CheckoutSessionIdParams,
       body: PayCheckoutSessionBody,
       response: CheckoutPayment,
-      errors: ['INVALID_STATE'],
+      errors: ['INVALID_STATE', 'PARTNER_UNAVAILABLE'],
       handler: async ({ params, body }) => ({ data: await checkoutSessions.pay(params.id, body) }),
     })
     .add({

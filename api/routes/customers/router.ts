@@ -15,7 +15,7 @@ export function customersRouter(deps: RouteDeps) {
       body: CreateCustomerBody,
       response: Customer,
       status: 201,
-      errors: ['QUOTA_EXCEEDED'],
+      errors: ['QUOTA_EXCEEDED', 'PARTNER_UNAVAILABLE'],
       handler: async ({ auth, body }) => ({ data: await customers.create(auth, body) }),
     })
     .add({

@@ -77,7 +77,7 @@ export function billingInvoicesRouter(deps: RouteDeps) {
       body: IssueInvoiceBody,
       response: Invoice,
       status: 201,
-      errors: ['RESOURCE_NOT_FOUND'],
+      errors: ['RESOURCE_NOT_FOUND', 'PARTNER_UNAVAILABLE'],
       handler: async ({ auth, body }) => ({ data: await invoices.issue(auth, body) }),
     })
     .add({

@@ -160,7 +160,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: CheckoutCreated,
       status: 201,
       // With the fulfilment module on, a stock-tracked variant short of the quantity.
-      errors: ['INSUFFICIENT_STOCK'],
+      errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
     })
     .add({
@@ -174,7 +174,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       response: CheckoutCreated,
       status: 201,
       // With the fulfilment module on, a stock-tracked variant short of the quantity.
-      errors: ['INSUFFICIENT_STOCK'],
+      errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),
     })
     .add({
