@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { msToTs } from '@temporalio/common/lib/time';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CheckoutSession, Delivery } from '../../db/models';
 import type { PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { SANDBOX_TEST_VALUES } from '../../lib/payment-provider/sandbox';
+import { freePort } from '../../scripts/lib/free-port';
 import { insertCartProduct } from '../fixtures/cart';
 import { createTestContext, http, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type TestCertificates } from '../helpers/https-receiver';
@@ -42,16 +42,6 @@ let apiUrl: string;
 let browser: Browser;
 const problems: string[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (scripts/provision.sh installs it)`);

@@ -4,6 +4,7 @@ import { QueryTypes } from 'sequelize';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { SANDBOX_TEST_VALUES, type PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { subscriptionEvents } from '../fixtures/subscriptions';
+import { billingApi } from '../helpers/billing-api';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
@@ -59,22 +60,10 @@ type Sub = { id: string; status: string; failedPaymentCount: number };
 type Inv = { id: string; number: string; status: string; amount: number; issuedAt: string; paidAt: string | null; hostedUrl: string | null };
 
 function billing(ws: CreatedWorkspace) {
-  const call = async <T>(method: string, path: string, body?: unknown, expected = 200, headers: Record<string, string> = {}): Promise<T> => {
-    const res = await http<{ data: T }>(api.baseUrl, method, `/api/v1${path}`, { key: ws.secretKey, body, headers });
-    if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.body.data;
-  };
-  let keys = 0;
+  const base = billingApi<Sub, Inv>(api.baseUrl, ws, until);
   return {
-    call,
-    subscribe: (body: Record<string, unknown>) => call<Sub>('POST', '/payment/subscriptions', body, 201, { 'idempotency-key': `e2e-${ws.accountId}-${++keys}` }),
-    sub: (id: string) => call<Sub>('GET', `/payment/subscriptions/${id}`),
-    invoices: async (subscriptionId: string) => (await call<Inv[]>('GET', `/payment/invoices?subscriptionId=${subscriptionId}`)).reverse(),
-    paymentMethod: (customerId: string, paymentMethodId: string) => call('PATCH', `/payment/customers/${customerId}`, { metadata: { paymentMethodId } }),
-    async advance(clockId: string, frozenTime: string): Promise<void> {
-      await call('POST', `/payment/test-clocks/${clockId}/advance`, { frozenTime });
-      await until(async () => (await call<{ status: string }>('GET', `/payment/test-clocks/${clockId}`)).status === 'ready', `clock ${clockId} ready at ${frozenTime}`);
-    },
+    ...base,
+    paymentMethod: (customerId: string, paymentMethodId: string) => base.call('PATCH', `/payment/customers/${customerId}`, { metadata: { paymentMethodId } }),
   };
 }
 

@@ -6,6 +6,7 @@ import { Subscription } from '../../db/models';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { workflowIds } from '../../workflows/messages';
 import { subscriptionEvents, type SubscriptionEvent } from '../fixtures/subscriptions';
+import { billingApi } from '../helpers/billing-api';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
@@ -61,27 +62,13 @@ type Inv = { id: string; number: string; status: string; amount: number; issuedA
 
 /** A workspace's billing calls through the API, with its secret key. */
 function billing(ws: CreatedWorkspace) {
-  const call = async <T>(method: string, path: string, body?: unknown, expected = 200, headers: Record<string, string> = {}): Promise<T> => {
-    const res = await http<{ data: T }>(api.baseUrl, method, `/api/v1${path}`, { key: ws.secretKey, body, headers });
-    if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.body.data;
-  };
-  let keys = 0;
+  const base = billingApi<Sub, Inv>(api.baseUrl, ws, until);
+  const { call } = base;
   return {
-    call,
+    ...base,
     clock: (frozenTime: string) => call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime }, 201),
     plan: (body: Record<string, unknown>) => call<{ id: string }>('POST', '/payment/plans', { currency: 'IDR', interval: 'monthly', ...body }, 201),
     customer: (clockId: string) => call<{ id: string; email: string }>('POST', '/payment/customers', { email: `buyer-${clockId.toLowerCase()}-${Date.now()}@example.com`, name: 'Ada Buyer', testClock: clockId }, 201),
-    subscribe: (body: Record<string, unknown>) => call<Sub>('POST', '/payment/subscriptions', body, 201, { 'idempotency-key': `e2e-${ws.accountId}-${++keys}` }),
-    sub: (id: string) => call<Sub>('GET', `/payment/subscriptions/${id}`),
-    /** The subscription's invoices, oldest first. */
-    invoices: async (subscriptionId: string) => (await call<Inv[]>('GET', `/payment/invoices?subscriptionId=${subscriptionId}`)).reverse(),
-    /** Moves the clock and waits until it is `ready` again: every step due up to `frozenTime` has run. */
-    async advance(clockId: string, frozenTime: string): Promise<void> {
-      const advancing = await call<{ status: string; frozenTime: string }>('POST', `/payment/test-clocks/${clockId}/advance`, { frozenTime });
-      expect(advancing).toMatchObject({ status: 'advancing', frozenTime: new Date(frozenTime).toISOString() });
-      await until(async () => (await call<{ status: string }>('GET', `/payment/test-clocks/${clockId}`)).status === 'ready', `clock ${clockId} ready at ${frozenTime}`);
-    },
     /** The buyer pays on the invoice's hosted page (local mode) and the merchant confirms the transfer. */
     async pay(invoice: Inv): Promise<void> {
       const sessionId = invoice.hostedUrl!.split('/').at(-1)!;
