@@ -8,6 +8,7 @@ import {
   type CheckoutSessionOutcome,
   type CheckoutWorkflowState,
 } from './messages';
+import { workflowNow } from './workflow-time';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -70,8 +71,7 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   const session = { accountId: input.accountId, environment: input.environment, sessionId: input.sessionId };
   // Workflow time (deterministic: the task's start time), so the timer ends at expiresAt on any replay.
-  // eslint-disable-next-line no-restricted-properties
-  const untilExpiry = Date.parse(input.expiresAt) - Date.now();
+  const untilExpiry = Date.parse(input.expiresAt) - workflowNow();
   if (!(await condition(() => completed, Math.max(untilExpiry, 0)))) {
     const status = await steps.expireCheckoutIfOpen(session);
     state.status = status;

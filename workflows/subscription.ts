@@ -11,6 +11,7 @@ import {
   type SubscriptionWorkflowInput,
   type SubscriptionWorkflowState,
 } from './messages';
+import { workflowNow } from './workflow-time';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -79,9 +80,7 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
     } else {
       known = undefined;
       woken = false;
-      // Workflow time: deterministic on replay, and skipped by the time-skipping test server.
-      // eslint-disable-next-line no-restricted-properties
-      result = await steps.applySubscriptionStep({ ...target, now: Date.now() });
+      result = await steps.applySubscriptionStep({ ...target, now: workflowNow() });
       if (result.applied !== null) state.lastStep = result.applied;
       if (result.status === 'canceled') {
         state.status = 'canceled';
@@ -99,8 +98,7 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
     if (result.testClockId !== null || result.nextAt === null) {
       await condition(() => woken);
     } else {
-      // eslint-disable-next-line no-restricted-properties
-      await condition(() => woken, Math.max(result.nextAt - Date.now(), 1));
+      await condition(() => woken, Math.max(result.nextAt - workflowNow(), 1));
     }
   }
 }
