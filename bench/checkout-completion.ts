@@ -27,7 +27,7 @@ import { startTestSmtpServer } from '../test/helpers/smtp-server';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import { checkoutStateQuery, workflowIds } from '../workflows/messages';
 import { startServer, type RunningServer } from './lib/child-server';
-import type { BenchInfra } from './lib/infra';
+import { workerProcessEnv, type BenchInfra } from './lib/infra';
 import type { BenchOptions } from './lib/options';
 import { fullStackServer } from './scenarios';
 import type { CpuGroups } from './lib/process-cpu';
@@ -220,14 +220,7 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
     const spec = fullStackServer({ infra, options });
     api = await startServer('checkout completion / api', { ...spec, env: { ...spec.env, TEMPORAL_TASK_QUEUE: TASK_QUEUE } }, await freePort());
     const workerEnv = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info', // startWorkerProcess waits for the info-level "worker started" line
-      DATABASE_URL: infra.databaseUrl,
-      DATABASE_POOL_MAX: String(options.poolSize),
-      TEMPORAL_ADDRESS: infra.temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      ENCRYPTION_KEY: infra.encryptionKey,
+      ...workerProcessEnv(infra, options.poolSize, TASK_QUEUE),
       PUBLIC_BASE_URL: spec.env.PUBLIC_BASE_URL!,
       SMTP_URL: smtp.url,
       NODE_EXTRA_CA_CERTS: certs.caFile,

@@ -19,7 +19,7 @@ import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../lib/webhooks/signature';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../test/helpers/https-receiver';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
-import type { BenchInfra } from './lib/infra';
+import { workerProcessEnv, type BenchInfra } from './lib/infra';
 import { cpuBetween, cpuSnapshot, postgresPids, temporalServerPids, type CpuGroups } from './lib/process-cpu';
 import type { BenchOptions } from './lib/options';
 
@@ -241,13 +241,7 @@ export async function runWebhookFanout(infra: BenchInfra, options: BenchOptions,
     const fixture = await fanoutFixture(infra, receiver, options.poolSize);
     try {
       const worker = await startWorkerProcess({
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info', // startWorkerProcess waits for the info-level "worker started" line
-        DATABASE_URL: infra.databaseUrl,
-        DATABASE_POOL_MAX: String(options.poolSize),
-        TEMPORAL_ADDRESS: infra.temporalAddress,
-        TEMPORAL_NAMESPACE: 'default',
-        TEMPORAL_TASK_QUEUE: 'bench-webhooks',
+        ...workerProcessEnv(infra, options.poolSize, 'bench-webhooks'),
         ENCRYPTION_KEY: infra.encryptionKey,
         NODE_EXTRA_CA_CERTS: certs.caFile,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -112,3 +112,17 @@ export async function startInfra(log: (line: string) => void, onPostgresLog?: (l
     throw err;
   }
 }
+
+/** What a `worker/main.ts` child of the bench needs to reach the run's PostgreSQL and Temporal, on its own task queue. */
+export function workerProcessEnv(infra: BenchInfra, poolSize: number, taskQueue: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info', // startWorkerProcess waits for the info-level "worker started" line
+    DATABASE_URL: infra.databaseUrl,
+    DATABASE_POOL_MAX: String(poolSize),
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ENCRYPTION_KEY: infra.encryptionKey,
+  };
+}
