@@ -7,10 +7,12 @@ import type { CreatedWorkspace } from '../../domain/workspaces/service';
 
 /**
  * Two real API processes (`api/main.ts`, as deployed) on one database: a revocation through A reaches B's key
- * cache through LISTEN/NOTIFY within 100 ms of A's answer.
+ * cache through LISTEN/NOTIFY. B caches for the default 60 s, so a refusal within a few seconds can only come
+ * from the notification. The bound is loose on purpose: this suite shares two cores with the others, and a
+ * timed test must not measure the machine (docs/decisions/auth.md, "Key lookup cache").
  */
 const KEYS = '/api/v1/account/api-keys';
-const PROPAGATION_LIMIT_MS = 100;
+const PROPAGATION_LIMIT_MS = 5_000;
 
 let ctx: TestContext;
 let ws: CreatedWorkspace;
@@ -61,7 +63,7 @@ async function waitUntilBServesFromCache(): Promise<void> {
   }
 }
 
-it(`refuses a key revoked through another process within ${PROPAGATION_LIMIT_MS} ms`, async () => {
+it('refuses a key revoked through another process long before its cache entry would expire', async () => {
   await waitUntilBServesFromCache();
   const key = await newKey();
   expect(await status(b, key.value)).toBe(200);
@@ -70,7 +72,7 @@ it(`refuses a key revoked through another process within ${PROPAGATION_LIMIT_MS}
   const answeredAt = performance.now();
   expect(revoked.status).toBe(200);
   let refused = await http(b, 'GET', KEYS, { key: key.value });
-  while (refused.status === 200 && performance.now() - answeredAt < 1_000) {
+  while (refused.status === 200 && performance.now() - answeredAt < PROPAGATION_LIMIT_MS) {
     await new Promise((r) => setTimeout(r, 2));
     refused = await http(b, 'GET', KEYS, { key: key.value });
   }
