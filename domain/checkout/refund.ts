@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { appendLedgerEntry, pendingOfSession } from '../../db/ledger';
 import { CheckoutRefund, CheckoutSession } from '../../db/models';
@@ -31,9 +32,9 @@ export type CheckoutRefundDto = ReturnType<typeof toCheckoutRefundDto>;
  * balance gives the amount back: first from what is still pending of this session, the rest from available, which
  * may go negative and is made good by later credits (docs/decisions/checkout.md, "Sessions API").
  *
- * A provider-mode session's refund is made at the provider, through the adapter, before commit (our refund id is
- * the call's idempotency key): a provider that does not take it is `502 PARTNER_UNAVAILABLE` and nothing is
- * written. The refund stays `pending` until the provider's callback settles it; `refund.created` and
+ * A provider-mode session's refund is made at the provider, through the adapter, before commit: a provider that
+ * does not take it is `502 PARTNER_UNAVAILABLE` and nothing is written. The call's reference and idempotency key
+ * come from the merchant's `Idempotency-Key` when the request has one (see `providerReference`). The refund stays `pending` until the provider's callback settles it; `refund.created` and
  * `refund.succeeded` come on the provider's own channel, not from this service (document 2).
  */
 export async function refundCheckoutSession(
@@ -42,6 +43,7 @@ export async function refundCheckoutSession(
   auth: AuthContext,
   sessionId: string,
   input: RefundCheckoutSessionBody,
+  idempotencyKey?: string,
 ): Promise<{ refund: CheckoutRefund; session: CheckoutSession }> {
   const tenant = tenantWhere(auth);
   return sequelize.transaction(async (tx) => {
@@ -60,7 +62,7 @@ export async function refundCheckoutSession(
       { id: newId('re'), ...tenant, checkoutSessionId: session.id, amount, currency: session.currency, reason: input.reason ?? null },
       { transaction: tx },
     );
-    if (session.backend === 'provider') await refundAtProvider(tx, config, session, refund);
+    if (session.backend === 'provider') await refundAtProvider(tx, config, session, refund, providerReference(session, refund, idempotencyKey));
     await session.update({ refundedAmount: session.refundedAmount + amount }, { transaction: tx });
     const fromPending = Math.min(amount, Math.max(await pendingOfSession(tx, session.id), 0));
     await appendLedgerEntry(tx, tenant, {
@@ -83,13 +85,27 @@ export async function refundCheckoutSession(
   });
 }
 
-async function refundAtProvider(tx: Transaction, config: PaymentProviderConfig, session: CheckoutSession, refund: CheckoutRefund): Promise<void> {
+/**
+ * The provider call's `reference_id` and idempotency key. A provider that took a refund but whose answer was lost
+ * (a timeout) leaves our request rolled back with `502`, and the idempotency layer releases the merchant's key so
+ * the request can be retried. Derived from that key, the retry makes the very same call (same body, same key) and
+ * the provider answers the refund it already made instead of refunding twice. Without a key there is nothing to
+ * tie a retry to its first attempt, so the reference is our new refund id. Starts with `re_` like our ids, so a
+ * callback racing our commit is answered `404` and retried (docs/decisions/payment-module.md).
+ */
+function providerReference(session: CheckoutSession, refund: CheckoutRefund, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return refund.id;
+  const scope = `${session.accountId}:${session.environment}:${session.id}:${idempotencyKey}`;
+  return `re_${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
+}
+
+async function refundAtProvider(tx: Transaction, config: PaymentProviderConfig, session: CheckoutSession, refund: CheckoutRefund, referenceId: string): Promise<void> {
   // Provider sessions complete only by the provider's paid callback, which names the invoice we stored.
   if (!session.providerInvoiceId) throw new Error(`provider checkout session ${session.id} completed without a provider invoice`);
   const provider = createPaymentProviders(config).find(session.environment);
   if (!provider) throw new AppError('PARTNER_UNAVAILABLE', `No payment provider is configured for the ${session.environment} environment`);
   try {
-    const made = await provider.createRefund({ referenceId: refund.id, invoiceId: session.providerInvoiceId, amount: refund.amount, currency: refund.currency, reason: refund.reason });
+    const made = await provider.createRefund({ referenceId, invoiceId: session.providerInvoiceId, amount: refund.amount, currency: refund.currency, reason: refund.reason });
     await refund.update({ providerRefundId: made.id, status: made.status }, { transaction: tx });
   } catch (err) {
     if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not take the refund: ${err.message}`);

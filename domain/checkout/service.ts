@@ -143,9 +143,9 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
       return toCheckoutSessionDto(session, backendOf(auth.account));
     },
 
-    /** The refund, with the session as it stands after it (its `amountRefunded`). */
-    async refund(auth: AuthContext, id: string, input: RefundCheckoutSessionBody): Promise<CheckoutRefundDto & { checkoutSession: CheckoutSessionDto }> {
-      const { refund, session } = await refundCheckoutSession(sequelize, config, auth, id, input);
+    /** The refund, with the session as it stands after it (its `amountRefunded`). `idempotencyKey`: the request's, which makes a provider refund safe to retry. */
+    async refund(auth: AuthContext, id: string, input: RefundCheckoutSessionBody, idempotencyKey?: string): Promise<CheckoutRefundDto & { checkoutSession: CheckoutSessionDto }> {
+      const { refund, session } = await refundCheckoutSession(sequelize, config, auth, id, input, idempotencyKey);
       return { ...toCheckoutRefundDto(refund), checkoutSession: toCheckoutSessionDto(session, backendOf(auth.account)) };
     },
 

@@ -66,7 +66,7 @@ export interface ChargeResult {
 }
 
 export interface RefundInput {
-  /** Our refund id (`re_…`): the provider's `reference_id` and the idempotency key of the call. */
+  /** Ours (`re_…`, stable across retries of one merchant request): the provider's `reference_id` and the idempotency key of the call. */
   referenceId: string;
   invoiceId: string;
   amount: number;

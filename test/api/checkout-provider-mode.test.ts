@@ -7,6 +7,7 @@ import type { PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { SANDBOX_TEST_VALUES } from '../../lib/payment-provider/sandbox';
 import { CHECKOUT_SESSIONS, checkoutApiEnv, checkoutSnapshot, createSession, minimalSession, PUBLIC_BASE_URL } from '../helpers/checkout';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { startLossyProxy } from '../helpers/lossy-proxy';
 import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
 import { waitFor } from '../helpers/wait';
 
@@ -192,6 +193,45 @@ describe('checkout sessions in provider mode', () => {
     expect(settled.providerRefundId).toMatch(/^rfd-/);
     const events = await ctx.sequelize.query(`SELECT type FROM events WHERE account_id = $1 AND type LIKE 'refund.%'`, { bind: [ws.accountId], type: QueryTypes.SELECT });
     expect(events).toEqual([]);
+  });
+
+  it('a refund whose answer was lost is 502 and writes nothing; its retry under the same Idempotency-Key is answered the refund the provider made, not a second one', async () => {
+    const proxy = await startLossyProxy(sandbox.baseUrl);
+    try {
+      const viaProxy = await ctx.startApi({ ...sandboxEnv(proxy.baseUrl), ...checkoutApiEnv() });
+      const ws = await ctx.createWorkspace();
+      await paymentModule(ws.secretKey, true);
+      const created = await createSession(viaProxy.baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
+      await payForm(created.hostedUrl as string, { channel: 'QRIS' });
+      await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+      const invoice = [...sandbox.invoices.values()].find((i) => i.external_id === created.id)!;
+      const before = await checkoutSnapshot(ctx.sequelize, ws.accountId);
+
+      const idempotencyKey = randomUUID();
+      const refund = () =>
+        http<{ data: { id: string; status: string; checkoutSession: { amountRefunded: number } }; error: { code: string } }>(viaProxy.baseUrl, 'POST', `${CHECKOUT_SESSIONS}/${created.id}/refund`, {
+          key: ws.secretKey,
+          body: { amount: 50_000 },
+          headers: { 'idempotency-key': idempotencyKey },
+        });
+      proxy.loseNextAnswer('POST', '/refunds');
+      const first = await refund();
+      expect(proxy.lost).toBe(1);
+      expect(first.status).toBe(502);
+      expect(first.body.error.code).toBe('PARTNER_UNAVAILABLE');
+      expect(invoice.refunded).toBe(50_000);
+      expect(await checkoutSnapshot(ctx.sequelize, ws.accountId)).toEqual(before);
+
+      const retried = await refund();
+      expect(retried.status).toBe(200);
+      expect(retried.body.data).toMatchObject({ status: 'pending', checkoutSession: { amountRefunded: 50_000 } });
+      expect(invoice.refunded).toBe(50_000);
+      // The provider's callback for the refund it made first (answered 404 while no row of ours named it) now settles ours.
+      await waitFor(async () => (await CheckoutRefund.findByPk(retried.body.data.id))?.status === 'succeeded');
+      expect(await CheckoutRefund.count({ where: { checkoutSessionId: created.id } })).toBe(1);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a refund the provider refuses is 502 PARTNER_UNAVAILABLE and writes nothing', async () => {

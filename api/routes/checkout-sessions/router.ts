@@ -61,7 +61,7 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       body: RefundCheckoutSessionBody,
       response: CheckoutRefund,
       errors: ['INVALID_STATE', 'PARTNER_UNAVAILABLE'],
-      handler: async ({ auth, params, body }) => ({ data: await checkoutSessions.refund(auth, params.id, body) }),
+      handler: async ({ auth, params, body, req }) => ({ data: await checkoutSessions.refund(auth, params.id, body, req.header('idempotency-key')) }),
     })
     .add({
       method: 'post',
