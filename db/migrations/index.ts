@@ -23,6 +23,7 @@ import * as shipping from './0021-shipping';
 import * as reservations from './0022-reservations';
 import * as paymentProvider from './0023-payment-provider';
 import * as paymentProviderBilling from './0024-payment-provider-billing';
+import * as invoicePendingCharge from './0025-invoice-pending-charge';
 
 export interface Migration {
   name: string;
@@ -56,4 +57,5 @@ export const migrations: Migration[] = [
   { name: '0022-reservations', ...reservations },
   { name: '0023-payment-provider', ...paymentProvider },
   { name: '0024-payment-provider-billing', ...paymentProviderBilling },
+  { name: '0025-invoice-pending-charge', ...invoicePendingCharge },
 ];

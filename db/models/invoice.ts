@@ -34,6 +34,8 @@ export class Invoice extends Model<InferAttributes<Invoice>, InferCreationAttrib
   declare paidAt: CreationOptional<Date | null>;
   declare voidedAt: CreationOptional<Date | null>;
   declare metadata: CreationOptional<Record<string, string>>;
+  /** Provider mode: the charge answered `pending`, followed at the next attempt instead of charging again. */
+  declare providerChargeId: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -59,6 +61,7 @@ export class Invoice extends Model<InferAttributes<Invoice>, InferCreationAttrib
         paidAt: DataTypes.DATE,
         voidedAt: DataTypes.DATE,
         metadata: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+        providerChargeId: DataTypes.TEXT,
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -3,12 +3,15 @@ import { Customer, PAYMENT_METHODS, type Invoice, type Subscription } from '../.
 import { emit } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
-import { createPaymentProviders, ProviderError, type PaymentProviderConfig } from '../../lib/payment-provider';
+import { createPaymentProviders, ProviderError, type ChargeResult, type PaymentProviderConfig } from '../../lib/payment-provider';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from '../checkout/create';
 import { toInvoiceDto } from '../invoices/dto';
 
 /** What choosing and running a charge backend reads from the configuration. */
 export type ChargeBackendConfig = Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE' | 'PUBLIC_BASE_URL'> & PaymentProviderConfig;
+
+/** The failure code of an attempt whose charge the provider has not confirmed yet. */
+export const PENDING_FAILURE_CODE = 'payment_pending';
 
 /** The customer's metadata key naming the saved payment method a provider-mode subscription charges. */
 export const PAYMENT_METHOD_METADATA_KEY = 'paymentMethodId';
@@ -105,6 +108,10 @@ export function createLocalChargeBackend(config: Pick<Config, 'LOCAL_INVOICE_DUE
  * or `invoice.payment_failed` (with the attempt and the provider's failure code). A customer without a provider
  * customer or a saved method fails the attempt (`no_payment_method`) like a decline. The idempotency key is the
  * invoice and the attempt, so a step retried after a lost answer gets the same charge, never a second one.
+ *
+ * A charge the provider answers `pending` (a method that confirms later) fails the attempt (`payment_pending`)
+ * and is kept on the invoice: every later attempt asks the provider about it first and charges again only once it
+ * has failed, so a customer is never charged twice for one invoice.
  */
 export function createProviderChargeBackend(config: ChargeBackendConfig, environment: Tenant['environment']): SubscriptionChargeBackend {
   const providers = createPaymentProviders(config);
@@ -116,27 +123,34 @@ export function createProviderChargeBackend(config: ChargeBackendConfig, environ
     async attempt(tx, tenant, invoice, attempt, at) {
       await invoice.reload({ transaction: tx, lock: tx.LOCK.UPDATE });
       if (invoice.status === 'paid') return 'paid';
-      const customer = invoice.customerId ? await Customer.findByPk(invoice.customerId, { transaction: tx }) : null;
-      const paymentMethodId = customer?.metadata[PAYMENT_METHOD_METADATA_KEY];
+      const provider = providers.forEnvironment(environment);
+      // A provider that does not answer (ProviderError 'unavailable') makes the step throw and be retried, with
+      // the same call under the same key.
+      let charge: ChargeResult | null = invoice.providerChargeId ? await provider.getCharge(invoice.providerChargeId) : null;
       let failureCode: string | null = 'no_payment_method';
-      if (customer?.providerCustomerId && paymentMethodId) {
-        try {
-          const charge = await providers.forEnvironment(environment).chargePaymentMethod({
-            referenceId: `${invoice.id}_${attempt}`,
-            customerId: customer.providerCustomerId,
-            paymentMethodId,
-            amount: invoice.amount,
-            currency: invoice.currency,
-            description: invoice.number,
-          });
-          // A method that confirms later (a callback) is judged at the next retry, which asks with a new key.
-          failureCode = charge.status === 'succeeded' ? null : (charge.failureCode ?? (charge.status === 'pending' ? 'pending' : 'failed'));
-        } catch (err) {
-          // Not answered: the step is retried, and the charge with it, under the same key.
-          if (!(err instanceof ProviderError) || err.kind === 'unavailable') throw err;
-          failureCode = err.code ?? 'refused';
+      if (!charge || charge.status === 'failed') {
+        charge = null;
+        const customer = invoice.customerId ? await Customer.findByPk(invoice.customerId, { transaction: tx }) : null;
+        const paymentMethodId = customer?.metadata[PAYMENT_METHOD_METADATA_KEY];
+        if (customer?.providerCustomerId && paymentMethodId) {
+          try {
+            charge = await provider.chargePaymentMethod({
+              referenceId: `${invoice.id}_${attempt}`,
+              customerId: customer.providerCustomerId,
+              paymentMethodId,
+              amount: invoice.amount,
+              currency: invoice.currency,
+              description: invoice.number,
+            });
+          } catch (err) {
+            if (!(err instanceof ProviderError) || err.kind === 'unavailable') throw err;
+            failureCode = err.code ?? 'refused';
+          }
         }
       }
+      if (charge) failureCode = charge.status === 'succeeded' ? null : charge.status === 'pending' ? PENDING_FAILURE_CODE : (charge.failureCode ?? 'failed');
+      const pendingChargeId = charge?.status === 'pending' ? charge.id : null;
+      if (pendingChargeId !== invoice.providerChargeId) await invoice.update({ providerChargeId: pendingChargeId }, { transaction: tx });
       if (failureCode === null) {
         await invoice.update({ status: 'paid', paidAt: at }, { transaction: tx });
         await emit(tx, tenant, 'invoice.paid', toInvoiceDto(invoice, config.PUBLIC_BASE_URL));

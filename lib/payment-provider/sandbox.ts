@@ -13,8 +13,8 @@ import { CALLBACK_ID_HEADER, CALLBACK_TOKEN_HEADER, INVOICE_CHANNELS, sameSecret
 export const SANDBOX_TEST_VALUES = {
   /** Card numbers on the hosted page; any other 12 to 19 digits succeed. */
   cards: { success: '4242424242424242', declined: '4000000000000002', insufficientFunds: '4000000000009995' },
-  /** Saved payment method ids for `POST /payment_requests`; any other id succeeds. */
-  paymentMethods: { success: 'pm_sandbox_success', declined: 'pm_sandbox_declined', insufficientFunds: 'pm_sandbox_insufficient_funds' },
+  /** Saved payment method ids for `POST /payment_requests`; any other id succeeds. `pending` stays `PENDING` until `settlePaymentRequest`. */
+  paymentMethods: { success: 'pm_sandbox_success', declined: 'pm_sandbox_declined', insufficientFunds: 'pm_sandbox_insufficient_funds', pending: 'pm_sandbox_pending' },
   /** Bank account numbers for `POST /disbursements`; any other number is paid out. */
   accountNumbers: { invalidDestination: '0000000000', rejectedByBank: '1111111111' },
   /** A bank code `POST /disbursements` refuses at once (400 BANK_CODE_NOT_SUPPORTED_ERROR); any other is taken. */
@@ -100,6 +100,8 @@ export interface PaymentSandbox {
   deliver(webhookId: string): Promise<number>;
   /** Settles pending disbursements now instead of after the delay. */
   settleDisbursements(): Promise<void>;
+  /** Confirms (or fails) a `PENDING` charge, as the buyer's bank eventually would. */
+  settlePaymentRequest(id: string, outcome: 'SUCCEEDED' | 'FAILED'): void;
   close(): Promise<void>;
 }
 
@@ -355,6 +357,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       const methodId = String(body.payment_method_id ?? '');
       if (!methodId || !(Number(body.amount) > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'payment_method_id and a positive amount are required');
       const failureCode = METHOD_FAILURES[methodId] ?? null;
+      const pending = methodId === SANDBOX_TEST_VALUES.paymentMethods.pending;
       const request = {
         id: `pr-${randomUUID()}`,
         reference_id: body.reference_id,
@@ -362,12 +365,20 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
         amount: body.amount,
         currency: body.currency,
         payment_method: { id: methodId },
-        status: failureCode ? 'FAILED' : 'SUCCEEDED',
+        status: pending ? 'PENDING' : failureCode ? 'FAILED' : 'SUCCEEDED',
         failure_code: failureCode,
         created: now(),
       };
       paymentRequests.set(request.id, { ...request, account });
       return answer(201, request);
+    }
+
+    const requestRead = /^\/payment_requests\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && requestRead) {
+      const request = paymentRequests.get(decodeURIComponent(requestRead[1]!));
+      if (!request || request.account !== account) return failure(res, 404, 'DATA_NOT_FOUND', 'payment request not found');
+      const { account: _a, ...fields } = request;
+      return sendJson(res, 200, fields);
     }
 
     if (req.method === 'POST' && path === '/refunds') {
@@ -508,6 +519,11 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       const callback = callbacks.find((c) => c.webhookId === webhookId);
       if (!callback) throw new Error(`no callback ${webhookId}`);
       return attempt(callback);
+    },
+    settlePaymentRequest(id, outcome) {
+      const request = paymentRequests.get(id);
+      if (request?.status !== 'PENDING') throw new Error(`payment request ${id} is not pending`);
+      Object.assign(request, { status: outcome, failure_code: outcome === 'FAILED' ? 'CARD_DECLINED' : null, updated: now() });
     },
     async settleDisbursements() {
       for (const id of disbursements.keys()) settleDisbursement(id);

@@ -129,6 +129,8 @@ export interface PaymentProvider {
   /** Stops a pending invoice from being paid (an expired or cancelled session). Idempotent. */
   expireInvoice(invoiceId: string): Promise<void>;
   chargePaymentMethod(input: ChargeInput): Promise<ChargeResult>;
+  /** A charge as it stands now: how a `pending` one is followed until it succeeds or fails. */
+  getCharge(chargeId: string): Promise<ChargeResult>;
   createRefund(input: RefundInput): Promise<ProviderRefund>;
   createDisbursement(input: DisbursementInput): Promise<Disbursement>;
   /**

@@ -220,8 +220,11 @@ export function createXenditProvider({ baseUrl, secretKey, callbackToken, timeou
         },
         { 'idempotency-key': input.referenceId },
       );
-      const status = answer.status === 'SUCCEEDED' ? 'succeeded' : answer.status === 'FAILED' ? 'failed' : 'pending';
-      return { id: String(answer.id), status, failureCode: text(answer.failure_code) };
+      return toChargeResult(answer);
+    },
+
+    async getCharge(chargeId): Promise<ChargeResult> {
+      return toChargeResult(await call<Json>('GET', `/payment_requests/${encodeURIComponent(chargeId)}`, undefined));
     },
 
     async createRefund(input): Promise<ProviderRefund> {
@@ -281,4 +284,10 @@ export function createXenditProvider({ baseUrl, secretKey, callbackToken, timeou
       return { valid: true, event: { eventId: read.eventId, occurredAt, kind: 'unknown', type: read.unknownType } };
     },
   };
+}
+
+/** A payment request's status in ours: canceled or voided ones took no money, like failed ones; the rest are still on their way. */
+function toChargeResult(answer: Json): ChargeResult {
+  const status = answer.status === 'SUCCEEDED' ? 'succeeded' : ['FAILED', 'CANCELED', 'VOIDED'].includes(String(answer.status)) ? 'failed' : 'pending';
+  return { id: String(answer.id), status, failureCode: text(answer.failure_code) ?? (status === 'failed' ? String(answer.status) : null) };
 }

@@ -137,6 +137,20 @@ describe('the Xendit adapter against the sandbox provider', () => {
     await expect(charge(SANDBOX_TEST_VALUES.paymentMethods.insufficientFunds, 'ch_3')).resolves.toMatchObject({ status: 'failed', failureCode: 'INSUFFICIENT_BALANCE' });
   });
 
+  it('follows a charge that confirms later: pending, then what the provider settled it to', async () => {
+    const charge = (referenceId: string) =>
+      provider.chargePaymentMethod({ referenceId, customerId: 'cust-x', paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.pending, amount: 99_000, currency: 'IDR', description: 'Plan' });
+    const confirmed = await charge('ch_pending_1');
+    const declined = await charge('ch_pending_2');
+    expect(confirmed).toMatchObject({ status: 'pending', failureCode: null });
+    await expect(provider.getCharge(confirmed.id)).resolves.toEqual({ id: confirmed.id, status: 'pending', failureCode: null });
+    sandbox.settlePaymentRequest(confirmed.id, 'SUCCEEDED');
+    sandbox.settlePaymentRequest(declined.id, 'FAILED');
+    await expect(provider.getCharge(confirmed.id)).resolves.toEqual({ id: confirmed.id, status: 'succeeded', failureCode: null });
+    await expect(provider.getCharge(declined.id)).resolves.toEqual({ id: declined.id, status: 'failed', failureCode: 'CARD_DECLINED' });
+    await expect(provider.getCharge('pr-unknown')).rejects.toMatchObject({ kind: 'refused', status: 404 });
+  });
+
   it('refunds a paid invoice in part, then the rest; more is refused; a refund.succeeded callback follows', async () => {
     const invoice = await newInvoice();
     await submit(`${invoice.url}/pay`, { channel: 'QRIS' });
