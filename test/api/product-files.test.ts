@@ -124,8 +124,9 @@ describe('POST /v1/storefront/products/:id/files (multipart upload)', () => {
     }
     await expectNothingWritten(ws.accountId, before);
     // Client and server share this process; buffering the body would add at least its 500 MB. Streamed, the growth is
-    // the garbage the collector has not reclaimed yet: tens of MB alone, up to ~250 MB measured under a loaded suite.
-    expect(peak - baseline).toBeLessThan(300 * 1024 * 1024);
+    // the garbage the collector has not reclaimed yet: tens of MB alone, up to ~250 MB measured under a loaded suite,
+    // so the bound sits just under what buffering alone would add.
+    expect(peak - baseline).toBeLessThan(450 * 1024 * 1024);
   }, 180_000);
 
   it('accepts a file of exactly 500000000 bytes', async () => {
