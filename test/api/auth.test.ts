@@ -87,7 +87,7 @@ describe('authentication', () => {
     expect((await ApiKey.findByPk(liveKeyId))!.revokedAt).toBeNull();
   });
 
-  it('makes a revocation effective on the next request in the revoking API instance, within 100 ms in another', async () => {
+  it('makes a revocation effective on the next request in the revoking API instance, and by notification in another', async () => {
     const created = await http<{ data: { id: string; value: string } }>(api.baseUrl, 'POST', KEYS, {
       key: ws.secretKey,
       body: { name: 'short-lived', environment: 'test', access: 'secret' },
@@ -103,7 +103,9 @@ describe('authentication', () => {
         const res = await http(second.baseUrl, 'GET', KEYS, { key: created.body.data.value });
         return res.status !== 200 && res;
       },
-      { timeoutMs: 100, intervalMs: 2 },
+      // Far under the 60 s the other instance may cache a key: only the notification can refuse it in time. A tighter
+      // bound would time the machine (docs/decisions/auth.md, "Key lookup cache").
+      { timeoutMs: 5_000, intervalMs: 2 },
     );
     expectError(refused, 401, 'INVALID_API_KEY');
   });

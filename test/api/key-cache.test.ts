@@ -84,7 +84,7 @@ describe('key lookup cache', () => {
     const recached = await waitFor(async () => (await status(api, own.secretKey)) === 200 && api.keyCache.get(hash)?.account, { timeoutMs: 5_000, intervalMs: 50 });
     expect(recached).toMatchObject({ fulfillmentEnabled: true, plan: 'free' });
     await Account.update({ plan: 'pro' }, { where: { id: own.accountId } });
-    await waitFor(async () => api.keyCache.get(hash) === undefined, { timeoutMs: 100, intervalMs: 2 });
+    await waitFor(async () => api.keyCache.get(hash) === undefined, { timeoutMs: 5_000, intervalMs: 2 });
     expect(await status(api, own.secretKey)).toBe(200);
     expect(api.keyCache.get(hash)?.account.plan).toBe('pro');
   });
