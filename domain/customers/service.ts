@@ -98,6 +98,15 @@ export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, '
           if (!row) throw notFound('Customer');
           const { metadata, ...fields } = input;
           row.set({ ...fields, ...(metadata !== undefined ? { metadata: metadata ?? {} } : {}) });
+          if (row.providerCustomerId && (row.changed('email') || row.changed('name') || row.changed('metadata'))) {
+            // Under the row lock and before commit, as at creation: a provider that does not take it writes nothing.
+            try {
+              await providers.forEnvironment(row.environment).updateCustomer(row.providerCustomerId, { email: row.email, name: row.name, metadata: row.metadata });
+            } catch (err) {
+              if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not update the customer: ${err.message}`);
+              throw err;
+            }
+          }
           // A PATCH is a write even when nothing changed: updatedAt moves, as on every other resource.
           row.changed('updatedAt', true);
           await row.save({ transaction: tx });

@@ -307,6 +307,16 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       return answer(201, customer);
     }
 
+    const customerPatch = /^\/customers\/([^/]+)$/.exec(path);
+    if (req.method === 'PATCH' && customerPatch) {
+      const customer = customers.get(decodeURIComponent(customerPatch[1]!));
+      if (!customer || customer.account !== account) return failure(res, 404, 'DATA_NOT_FOUND', 'customer not found');
+      for (const field of ['email', 'individual_detail', 'metadata'] as const) if (body[field] !== undefined) customer[field] = body[field];
+      customer.updated = now();
+      const { account: _a, ...fields } = customer;
+      return sendJson(res, 200, fields);
+    }
+
     if (req.method === 'POST' && path === '/v2/invoices') {
       const amount = Number(body.amount);
       if (typeof body.external_id !== 'string' || !(amount > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'external_id and a positive amount are required');

@@ -125,6 +125,8 @@ export class ProviderError extends Error {
 export interface PaymentProvider {
   readonly name: string;
   createCustomer(input: ProviderCustomerInput): Promise<ProviderCustomer>;
+  /** Sends a customer's changed details (the whole set, as we hold it) to the provider's customer `customerId`. */
+  updateCustomer(customerId: string, input: Omit<ProviderCustomerInput, 'referenceId'>): Promise<void>;
   createInvoice(input: HostedInvoiceInput): Promise<HostedInvoice>;
   /** Stops a pending invoice from being paid (an expired or cancelled session). Idempotent. */
   expireInvoice(invoiceId: string): Promise<void>;

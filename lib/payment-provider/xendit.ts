@@ -125,7 +125,7 @@ export function createXenditProvider({ baseUrl, secretKey, callbackToken, timeou
   const root = baseUrl.replace(/\/+$/, '');
   const authorization = `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`;
 
-  async function call<T>(method: 'POST' | 'GET', path: string, body: Json | undefined, headers: Record<string, string> = {}): Promise<T> {
+  async function call<T>(method: 'POST' | 'PATCH' | 'GET', path: string, body: Json | undefined, headers: Record<string, string> = {}): Promise<T> {
     let res: Response;
     try {
       res = await fetch(`${root}${path}`, {
@@ -169,6 +169,20 @@ export function createXenditProvider({ baseUrl, secretKey, callbackToken, timeou
         { 'api-version': '2020-10-31', 'idempotency-key': input.referenceId },
       );
       return { id: String(answer.id), referenceId: String(answer.reference_id ?? input.referenceId) };
+    },
+
+    async updateCustomer(customerId, input) {
+      // A PATCH sets what it names and leaves the rest: an e-mail we no longer hold is not cleared there.
+      await call(
+        'PATCH',
+        `/customers/${encodeURIComponent(customerId)}`,
+        {
+          ...(input.name ? { individual_detail: { given_names: input.name } } : {}),
+          ...(input.email ? { email: input.email } : {}),
+          metadata: input.metadata,
+        },
+        { 'api-version': '2020-10-31' },
+      );
     },
 
     async createInvoice(input) {

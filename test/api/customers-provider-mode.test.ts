@@ -76,6 +76,33 @@ describe('customers in provider mode', () => {
     expect(res.body.data.email).toBe('taken@example.com');
   });
 
+  it('a PATCH of the e-mail, name or metadata reaches the provider customer; one that changes none of them is not sent', async () => {
+    const ws = await ctx.createWorkspace();
+    await paymentModule(ws.secretKey, true);
+    const created = await create(ws.secretKey, { email: 'before@example.com', name: 'Before', metadata: { paymentMethodId: 'pm_1' } });
+    const row = (await Customer.findByPk(created.body.data.id))!;
+    const atProvider = () => sandbox.customers.get(row.providerCustomerId!)!;
+    const patch = (body: Record<string, unknown>) => http<{ data: CustomerDto }>(api.baseUrl, 'PATCH', `${CUSTOMERS}/${row.id}`, { key: ws.secretKey, body });
+
+    expect((await patch({ email: 'after@example.com', name: 'After', metadata: { paymentMethodId: 'pm_2' } })).status).toBe(200);
+    expect(atProvider()).toMatchObject({ email: 'after@example.com', individual_detail: { given_names: 'After' }, metadata: { paymentMethodId: 'pm_2' } });
+    // Changed at the provider's side since: a PATCH that changes nothing of ours must not overwrite it.
+    atProvider().individual_detail = { given_names: 'Set at the provider' };
+    expect((await patch({ name: 'After' })).status).toBe(200);
+    expect(atProvider()).toMatchObject({ individual_detail: { given_names: 'Set at the provider' } });
+  });
+
+  it('a PATCH the provider does not take is 502 PARTNER_UNAVAILABLE and changes nothing of ours', async () => {
+    const ws = await ctx.createWorkspace();
+    await paymentModule(ws.secretKey, true);
+    const created = await create(ws.secretKey, { email: 'kept@example.com', name: 'Kept' });
+    const row = (await Customer.findByPk(created.body.data.id))!;
+    // The provider lost its customer (deleted from its dashboard): it answers 404 to the PATCH.
+    sandbox.customers.delete(row.providerCustomerId!);
+    expectError(await http(api.baseUrl, 'PATCH', `${CUSTOMERS}/${row.id}`, { key: ws.secretKey, body: { name: 'Changed' } }), 502, 'PARTNER_UNAVAILABLE');
+    expect((await Customer.findByPk(row.id))!.get()).toEqual(row.get());
+  });
+
   it('local mode still requires the e-mail, keeps it unique and emits nothing', async () => {
     const ws = await ctx.createWorkspace();
     expectError(await create(ws.secretKey, { name: 'No e-mail' }), 400, 'VALIDATION_ERROR');

@@ -45,6 +45,7 @@ export function customersRouter(deps: RouteDeps) {
       params: CustomerIdParams,
       body: UpdateCustomerBody,
       response: Customer,
+      errors: ['PARTNER_UNAVAILABLE'],
       handler: async ({ auth, params, body }) => ({ data: await customers.update(auth, params.id, body) }),
     }).router;
 }
