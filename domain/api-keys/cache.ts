@@ -1,4 +1,4 @@
-import type { ActiveKey } from './service';
+import type { ActiveKey } from './active-key';
 
 /** The channel the api_keys and accounts triggers notify (migration 0007). */
 export const KEY_CHANGES_CHANNEL = 'api_key_changes';

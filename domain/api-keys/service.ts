@@ -9,22 +9,12 @@ import { forbidden, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext, WorkspaceSummary } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
+import type { ActiveKey } from './active-key';
 import { createKeyLookupCache } from './cache';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export type ApiKeyRow = Pick<ApiKey, 'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
-
-/** An active key with its workspace, as authentication needs it. */
-export interface ActiveKey {
-  id: string;
-  accountId: string;
-  environment: Environment;
-  access: KeyAccess;
-  keyHash: string;
-  lastUsedAt: Date | null;
-  account: WorkspaceSummary;
-}
 
 /**
  * The key lookup, by hash. One round trip on every authenticated request (unless cached), so plain SQL selecting

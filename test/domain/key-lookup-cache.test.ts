@@ -1,5 +1,5 @@
 import { createKeyLookupCache } from '../../domain/api-keys/cache';
-import type { ActiveKey } from '../../domain/api-keys/service';
+import type { ActiveKey } from '../../domain/api-keys/active-key';
 
 const key = (id: string, accountId = 'acc_1'): ActiveKey => ({
   id,

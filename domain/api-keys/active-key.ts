@@ -1,0 +1,13 @@
+import type { Environment, KeyAccess } from '../../db/models';
+import type { WorkspaceSummary } from '../auth-context';
+
+/** An active key with its workspace, as authentication needs it. */
+export interface ActiveKey {
+  id: string;
+  accountId: string;
+  environment: Environment;
+  access: KeyAccess;
+  keyHash: string;
+  lastUsedAt: Date | null;
+  account: WorkspaceSummary;
+}
