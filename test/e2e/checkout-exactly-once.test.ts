@@ -197,11 +197,17 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
     const paid = sessions.reduce((sum, s) => sum + s.amount, 0);
     expect(ledger).toEqual({ balance: String(paid), ledger: String(paid) });
 
-    // Each buyer's receipt reaches the mailbox under one Message-ID (a send cut short by a kill repeats it).
-    const receipts = await until(async () => {
-      const ids = new Set(smtp.received.filter((m) => m.parsed.subject?.startsWith('Your receipt')).map((m) => m.parsed.messageId));
-      return ids.size >= SESSIONS && ids;
-    }, 'every receipt sent');
+    // Each buyer's receipt reaches the mailbox under one Message-ID (a send cut short by a kill repeats it). A send
+    // the kill caught in flight is retried after its own start-to-close (2 minutes) and backoff (1 minute), hence
+    // the longer wait.
+    const receipts = await until(
+      async () => {
+        const ids = new Set(smtp.received.filter((m) => m.parsed.subject?.startsWith('Your receipt')).map((m) => m.parsed.messageId));
+        return ids.size >= SESSIONS && ids;
+      },
+      'every receipt sent',
+      240_000,
+    );
     expect(receipts.size).toBe(SESSIONS);
   });
 });
