@@ -3,7 +3,7 @@ import { Customer, PAYMENT_METHODS, type Invoice, type Subscription } from '../.
 import { emit } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
-import { createPaymentProviders, ProviderError, type ChargeResult, type PaymentProviderConfig } from '../../lib/payment-provider';
+import { createPaymentProviders, ProviderError, type ChargeResult, type PaymentProvider, type PaymentProviderConfig } from '../../lib/payment-provider';
 import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from '../checkout/create';
 import { toInvoiceDto } from '../invoices/dto';
 
@@ -123,10 +123,10 @@ export function createProviderChargeBackend(config: ChargeBackendConfig, environ
     async attempt(tx, tenant, invoice, attempt, at) {
       await invoice.reload({ transaction: tx, lock: tx.LOCK.UPDATE });
       if (invoice.status === 'paid') return 'paid';
-      const provider = providers.forEnvironment(environment);
       // A provider that does not answer (ProviderError 'unavailable') makes the step throw and be retried, with
       // the same call under the same key.
-      let charge: ChargeResult | null = invoice.providerChargeId ? await provider.getCharge(invoice.providerChargeId) : null;
+      const provider = () => providers.forEnvironment(environment);
+      let charge = invoice.providerChargeId ? await pendingChargeNow(provider(), invoice.providerChargeId) : null;
       let failureCode: string | null = 'no_payment_method';
       if (!charge || charge.status === 'failed') {
         charge = null;
@@ -134,7 +134,7 @@ export function createProviderChargeBackend(config: ChargeBackendConfig, environ
         const paymentMethodId = customer?.metadata[PAYMENT_METHOD_METADATA_KEY];
         if (customer?.providerCustomerId && paymentMethodId) {
           try {
-            charge = await provider.chargePaymentMethod({
+            charge = await provider().chargePaymentMethod({
               referenceId: `${invoice.id}_${attempt}`,
               customerId: customer.providerCustomerId,
               paymentMethodId,
@@ -160,6 +160,16 @@ export function createProviderChargeBackend(config: ChargeBackendConfig, environ
       return 'failed';
     },
   };
+}
+
+/** A pending charge as the provider has it now; one it no longer knows (a refusal, such as 404) took no money, so it counts as failed. */
+async function pendingChargeNow(provider: PaymentProvider, chargeId: string): Promise<ChargeResult> {
+  try {
+    return await provider.getCharge(chargeId);
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'refused') return { id: chargeId, status: 'failed', failureCode: err.code ?? 'refused' };
+    throw err;
+  }
 }
 
 /**

@@ -183,6 +183,26 @@ describe('subscriptions in provider mode (API, worker process, dev server, sandb
     ]);
   });
 
+  it('a pending charge the provider no longer knows took no money: the next retry charges anew', async () => {
+    const ws = await ctx.createWorkspace({ plan: 'pro' });
+    const b = billing(ws);
+    const clock = await b.call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime: '2025-03-01T00:00:00Z' }, 201);
+    expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
+    const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
+    const customer = await b.call<{ id: string }>('POST', '/payment/customers', { name: 'Lost', testClock: clock.id, metadata: { paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.pending } }, 201);
+    const sub = await b.subscribe({ customerId: customer.id, planId: plan.id });
+    await until(async () => (await b.sub(sub.id)).status === 'past_due', 'past_due while the first charge is pending');
+    const [invoice] = await b.invoices(sub.id);
+    const [lost] = chargesOf(invoice!.id);
+    sandbox.paymentRequests.delete(String(lost!.id));
+
+    await b.paymentMethod(customer.id, SANDBOX_TEST_VALUES.paymentMethods.success);
+    await b.advance(clock.id, '2025-03-02T06:00:00Z');
+    expect(await b.sub(sub.id)).toMatchObject({ status: 'active', failedPaymentCount: 0 });
+    expect((await b.invoices(sub.id))[0]).toMatchObject({ status: 'paid' });
+    expect(chargesOf(invoice!.id).map((c) => [c.reference_id, c.status])).toEqual([[`${invoice!.id}_2`, 'SUCCEEDED']]);
+  });
+
   it('a canceled provider subscription voids its open invoice with invoice.void', async () => {
     const ws = await ctx.createWorkspace({ plan: 'pro' });
     const b = billing(ws);
