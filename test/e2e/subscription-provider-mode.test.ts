@@ -79,6 +79,20 @@ async function invoiceEvents(subscriptionId: string) {
 const chargesOf = (invoiceId: string) => [...sandbox.paymentRequests.values()].filter((r) => String(r.reference_id).startsWith(`${invoiceId}_`));
 const iso = (text: string) => new Date(text).toISOString();
 
+/** A provider subscription on a test clock (2025-03-01) whose first charge the provider answered `pending`: past_due, its invoice open. */
+async function pendingFirstCharge() {
+  const ws = await ctx.createWorkspace({ plan: 'pro' });
+  const b = billing(ws);
+  const clock = await b.call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime: '2025-03-01T00:00:00Z' }, 201);
+  expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
+  const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
+  const customer = await b.call<{ id: string }>('POST', '/payment/customers', { name: 'Later', testClock: clock.id, metadata: { paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.pending } }, 201);
+  const sub = await b.subscribe({ customerId: customer.id, planId: plan.id });
+  await until(async () => (await b.sub(sub.id)).status === 'past_due', 'past_due while the first charge is pending');
+  const [invoice] = await b.invoices(sub.id);
+  return { b, clock, customer, sub, invoice: invoice! };
+}
+
 describe('subscriptions in provider mode (API, worker process, dev server, sandbox provider)', () => {
   it('charges the saved method at once; a decline goes past_due and the retry charges the replaced method and recovers; a local subscription stays local', async () => {
     const ws = await ctx.createWorkspace({ plan: 'pro' });
@@ -150,57 +164,41 @@ describe('subscriptions in provider mode (API, worker process, dev server, sandb
   });
 
   it('a charge that confirms later is asked about at each retry, never made twice: pending, still pending, then paid by that one charge', async () => {
-    const ws = await ctx.createWorkspace({ plan: 'pro' });
-    const b = billing(ws);
-    const clock = await b.call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime: '2025-03-01T00:00:00Z' }, 201);
-    expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
-    const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
-    const customer = await b.call<{ id: string }>('POST', '/payment/customers', { name: 'Later', testClock: clock.id, metadata: { paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.pending } }, 201);
-    const sub = await b.subscribe({ customerId: customer.id, planId: plan.id });
-    await until(async () => (await b.sub(sub.id)).status === 'past_due', 'past_due while the first charge is pending');
-    const [invoice] = await b.invoices(sub.id);
-    expect(chargesOf(invoice!.id).map((c) => c.status)).toEqual(['PENDING']);
+    const { b, clock, customer, sub, invoice } = await pendingFirstCharge();
+    expect(chargesOf(invoice.id).map((c) => c.status)).toEqual(['PENDING']);
 
     // First retry (T+1d): the charge is still pending; it is asked about, not made again, even with another method.
     await b.paymentMethod(customer.id, SANDBOX_TEST_VALUES.paymentMethods.success);
     await b.advance(clock.id, '2025-03-02T06:00:00Z');
     expect(await b.sub(sub.id)).toMatchObject({ status: 'past_due', failedPaymentCount: 2 });
-    expect(chargesOf(invoice!.id)).toHaveLength(1);
+    expect(chargesOf(invoice.id)).toHaveLength(1);
 
     // The bank confirms it; the second retry (T+3d) finds it succeeded and the invoice is paid by it.
-    const [pending] = chargesOf(invoice!.id);
+    const [pending] = chargesOf(invoice.id);
     sandbox.settlePaymentRequest(String(pending!.id), 'SUCCEEDED');
     await b.advance(clock.id, '2025-03-04T06:00:00Z');
     expect(await b.sub(sub.id)).toMatchObject({ status: 'active', failedPaymentCount: 0 });
     expect((await b.invoices(sub.id))[0]).toMatchObject({ status: 'paid', paidAt: iso('2025-03-04T00:00:00Z') });
-    expect(chargesOf(invoice!.id).map((c) => c.status)).toEqual(['SUCCEEDED']);
+    expect(chargesOf(invoice.id).map((c) => c.status)).toEqual(['SUCCEEDED']);
     expect(await invoiceEvents(sub.id)).toEqual([
-      ['invoice.created', invoice!.id, 'open'],
-      ['invoice.finalized', invoice!.id, 'open'],
-      ['invoice.payment_failed', invoice!.id, 'open', 1, 'payment_pending'],
-      ['invoice.payment_failed', invoice!.id, 'open', 2, 'payment_pending'],
-      ['invoice.paid', invoice!.id, 'paid'],
+      ['invoice.created', invoice.id, 'open'],
+      ['invoice.finalized', invoice.id, 'open'],
+      ['invoice.payment_failed', invoice.id, 'open', 1, 'payment_pending'],
+      ['invoice.payment_failed', invoice.id, 'open', 2, 'payment_pending'],
+      ['invoice.paid', invoice.id, 'paid'],
     ]);
   });
 
   it('a pending charge the provider no longer knows took no money: the next retry charges anew', async () => {
-    const ws = await ctx.createWorkspace({ plan: 'pro' });
-    const b = billing(ws);
-    const clock = await b.call<{ id: string }>('POST', '/payment/test-clocks', { frozenTime: '2025-03-01T00:00:00Z' }, 201);
-    expect((await http(api.baseUrl, 'POST', '/api/v1/modules', { key: ws.secretKey, body: { module: 'payment', enabled: true } })).status).toBe(200);
-    const plan = await b.call<{ id: string }>('POST', '/payment/plans', { name: 'Basic', amount: 100_000, currency: 'IDR', interval: 'monthly' }, 201);
-    const customer = await b.call<{ id: string }>('POST', '/payment/customers', { name: 'Lost', testClock: clock.id, metadata: { paymentMethodId: SANDBOX_TEST_VALUES.paymentMethods.pending } }, 201);
-    const sub = await b.subscribe({ customerId: customer.id, planId: plan.id });
-    await until(async () => (await b.sub(sub.id)).status === 'past_due', 'past_due while the first charge is pending');
-    const [invoice] = await b.invoices(sub.id);
-    const [lost] = chargesOf(invoice!.id);
+    const { b, clock, customer, sub, invoice } = await pendingFirstCharge();
+    const [lost] = chargesOf(invoice.id);
     sandbox.paymentRequests.delete(String(lost!.id));
 
     await b.paymentMethod(customer.id, SANDBOX_TEST_VALUES.paymentMethods.success);
     await b.advance(clock.id, '2025-03-02T06:00:00Z');
     expect(await b.sub(sub.id)).toMatchObject({ status: 'active', failedPaymentCount: 0 });
     expect((await b.invoices(sub.id))[0]).toMatchObject({ status: 'paid' });
-    expect(chargesOf(invoice!.id).map((c) => [c.reference_id, c.status])).toEqual([[`${invoice!.id}_2`, 'SUCCEEDED']]);
+    expect(chargesOf(invoice.id).map((c) => [c.reference_id, c.status])).toEqual([[`${invoice.id}_2`, 'SUCCEEDED']]);
   });
 
   it('a canceled provider subscription voids its open invoice with invoice.void', async () => {
