@@ -37,6 +37,16 @@ async function paymentModule(key: string, enabled: boolean) {
 
 const payForm = (url: string, form: Record<string, string>) => fetch(`${url}/pay`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
 
+/** A new workspace with the payment module on, and a provider session created through `baseUrl` and paid by QRIS on the provider's page: completed. */
+async function paidProviderSession(baseUrl: string) {
+  const ws = await ctx.createWorkspace();
+  await paymentModule(ws.secretKey, true);
+  const created = await createSession(baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
+  await payForm(created.hostedUrl as string, { channel: 'QRIS' });
+  await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+  return { ws, created };
+}
+
 describe('checkout sessions in provider mode', () => {
   it('create opens the provider invoice: hostedUrl is the provider page; pay answers that invoice; the paid callback completes the session', async () => {
     const ws = await ctx.createWorkspace();
@@ -171,11 +181,7 @@ describe('checkout sessions in provider mode', () => {
   });
 
   it('refund of a provider session goes to the provider: pending until the provider’s refund callback; no refund event of ours', async () => {
-    const ws = await ctx.createWorkspace();
-    await paymentModule(ws.secretKey, true);
-    const created = await createSession(api.baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
-    await payForm(created.hostedUrl as string, { channel: 'QRIS' });
-    await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+    const { ws, created } = await paidProviderSession(api.baseUrl);
 
     const res = await http<{ data: { id: string; status: string; amount: number; checkoutSession: { amountRefunded: number } } }>(api.baseUrl, 'POST', `${CHECKOUT_SESSIONS}/${created.id}/refund`, {
       key: ws.secretKey,
@@ -199,11 +205,7 @@ describe('checkout sessions in provider mode', () => {
     const proxy = await startLossyProxy(sandbox.baseUrl);
     try {
       const viaProxy = await ctx.startApi({ ...sandboxEnv(proxy.baseUrl), ...checkoutApiEnv() });
-      const ws = await ctx.createWorkspace();
-      await paymentModule(ws.secretKey, true);
-      const created = await createSession(viaProxy.baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
-      await payForm(created.hostedUrl as string, { channel: 'QRIS' });
-      await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+      const { ws, created } = await paidProviderSession(viaProxy.baseUrl);
       const invoice = [...sandbox.invoices.values()].find((i) => i.external_id === created.id)!;
       const before = await checkoutSnapshot(ctx.sequelize, ws.accountId);
 
@@ -235,11 +237,7 @@ describe('checkout sessions in provider mode', () => {
   });
 
   it('a refund the provider refuses is 502 PARTNER_UNAVAILABLE and writes nothing', async () => {
-    const ws = await ctx.createWorkspace();
-    await paymentModule(ws.secretKey, true);
-    const created = await createSession(api.baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
-    await payForm(created.hostedUrl as string, { channel: 'QRIS' });
-    await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+    const { ws, created } = await paidProviderSession(api.baseUrl);
     // The provider's side already gave everything back (say, from its dashboard): it refuses another refund.
     [...sandbox.invoices.values()].find((i) => i.external_id === created.id)!.refunded = 150_000;
     const before = await checkoutSnapshot(ctx.sequelize, ws.accountId);
