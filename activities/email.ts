@@ -4,13 +4,8 @@ import { claimEmailForSending, markEmailFailed, markEmailSent, recordEmailAttemp
 import type { CryptoBox } from '../lib/crypto-box';
 import { isPermanentSmtpFailure, type Mailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
+import { EMAIL_SEND_LEASE_MS } from '../workflows/email-timing';
 import type { EmailDeliveryInput } from '../workflows/messages';
-
-/**
- * How long one attempt holds the right to send: above the mailer's own timeouts and the activity's 2-minute
- * start-to-close, so a retry never starts while an earlier attempt can still be talking to the server.
- */
-export const EMAIL_SEND_LEASE_MS = 5 * 60_000;
 
 /** Error types the email-delivery workflow does not retry. */
 export const EMAIL_REFUSED = 'EmailRefused';

@@ -348,6 +348,8 @@ export class ApiRouter {
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
       'RATE_LIMITED',
       'INTERNAL_ERROR',
+      // The database went away under the request: nothing was changed (api/middleware/error-handler.ts).
+      'SERVICE_UNAVAILABLE',
       ...(endpoint.module ? (['fulfillment_module_disabled'] as const) : []),
       ...(endpoint.errors ?? []),
     ];

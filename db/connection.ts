@@ -1,5 +1,6 @@
 import { Sequelize } from 'sequelize';
 import { initModels } from './models';
+import { installRequestTransactionLookup, nestInRequestTransaction } from './request-transaction';
 
 export interface DatabaseOptions {
   url: string;
@@ -7,8 +8,9 @@ export interface DatabaseOptions {
   logging?: (sql: string) => void;
 }
 
-/** One Sequelize instance per process, with every model registered. */
+/** One Sequelize instance per process, with every model registered, whose work joins a request's transaction inside one. */
 export function createDatabase({ url, poolMax = 10, logging }: DatabaseOptions): Sequelize {
+  installRequestTransactionLookup();
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
     logging: logging ?? false,
@@ -16,5 +18,6 @@ export function createDatabase({ url, poolMax = 10, logging }: DatabaseOptions):
     define: { underscored: true },
   });
   initModels(sequelize);
+  nestInRequestTransaction(sequelize);
   return sequelize;
 }

@@ -40,7 +40,14 @@ export interface RunAs {
  * directory it cannot enter, the binaries are copied once to $ROOT_SHARED_DIR/bin-<version> and the cluster
  * lives in $ROOT_SHARED_DIR/clusters/<hash of the data dir>, with the data dir a symlink to it.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; persistent: boolean; onLog?: (line: string) => void }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  persistent: boolean;
+  /** In a session of its own, out of reach of a terminal's Ctrl-C: the caller stops it (npm start's ordered stop). */
+  detached?: boolean;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
   const log = options.onLog ?? (() => undefined);
   const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
   const bin = runAs ? binariesReachableBy(runAs) : packageBinDir();
@@ -51,7 +58,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   const child = spawn(
     path.join(bin, 'postgres'),
     ['-D', databaseDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', ...(options.persistent ? [] : ['-c', 'fsync=off'])],
-    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
   // If this process ends without stop() (a crash), the server must not outlive it.

@@ -1,86 +1,77 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
-import { IdempotencyKey } from './models';
 import type { Tenant } from './tenancy';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
-// A claim older than this whose request never finished (the process died) may be taken over.
-export const ABANDONED_CLAIM_MINUTES = 5;
 
-export type Claim =
-  | { kind: 'claimed'; id: string }
-  | { kind: 'replay'; status: number; body: string; contentType: string | null }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
-
-export interface ClaimRequest {
+export interface IdempotentRequest {
   key: string;
   method: string;
   path: string;
   hash: string;
 }
 
+export interface StoredResponse {
+  status: number;
+  body: string;
+  contentType: string | null;
+}
+
+export type KeyState =
+  /** Nobody holds the key and it stores no answer: the request runs, in the transaction that holds the key. */
+  | { kind: 'free' }
+  /** A twin runs right now (its transaction holds the key). */
+  | { kind: 'in_use' }
+  | { kind: 'mismatch' }
+  | ({ kind: 'replay' } & StoredResponse);
+
 /**
- * Claims a key atomically: the INSERT wins for exactly one of any number of concurrent requests. An
- * expired record (past the window) or an abandoned claim is taken over in the same statement.
+ * Takes the key for the life of `tx` (a transaction-scoped advisory lock, which PostgreSQL frees when the
+ * transaction ends, a killed client's included), then reads what it stores. The key's row is only ever written
+ * with the answer, in the transaction of the request's effect, so a stored answer means the effect committed and
+ * no answer means it did not. A `processing` row (written by versions before the request's one transaction)
+ * says nothing about its effect and is answered as in use until its window passes.
  */
-export async function claimIdempotencyKey(sequelize: Sequelize, tenant: Tenant, request: ClaimRequest): Promise<Claim> {
-  const id = newId('idem');
-  const claimed = await sequelize.query<{ id: string }>(
-    `INSERT INTO idempotency_keys (id, account_id, environment, key, request_method, request_path, request_hash, state, created_at)
-     VALUES (:id, :accountId, :environment, :key, :method, :path, :hash, 'processing', now())
+export async function lockIdempotencyKey(sequelize: Sequelize, tx: Transaction, tenant: Tenant, request: IdempotentRequest): Promise<KeyState> {
+  const [lock] = await sequelize.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended(:lockKey, 0)) AS locked', {
+    type: QueryTypes.SELECT,
+    transaction: tx,
+    replacements: { lockKey: `idempotency:${tenant.accountId}:${tenant.environment}:${request.key}` },
+  });
+  if (!lock?.locked) return { kind: 'in_use' };
+  const [row] = await sequelize.query<{ state: string; hash: string; status: number | null; body: string | null; contentType: string | null }>(
+    `SELECT state, request_hash AS hash, response_status AS status, response_body AS body, response_content_type AS "contentType"
+       FROM idempotency_keys
+      WHERE account_id = :accountId AND environment = :environment AND key = :key
+        AND created_at >= now() - make_interval(hours => :windowHours)`,
+    { type: QueryTypes.SELECT, transaction: tx, replacements: { ...tenant, key: request.key, windowHours: IDEMPOTENCY_WINDOW_HOURS } },
+  );
+  if (!row) return { kind: 'free' };
+  if (row.hash !== request.hash) return { kind: 'mismatch' };
+  if (row.state !== 'completed') return { kind: 'in_use' };
+  return { kind: 'replay', status: row.status ?? 500, body: row.body ?? '', contentType: row.contentType };
+}
+
+/** Stores the answer in `tx`, the transaction of its effect (replacing a record whose window has passed). */
+export async function storeIdempotentResponse(
+  sequelize: Sequelize,
+  tx: Transaction,
+  tenant: Tenant,
+  request: IdempotentRequest,
+  response: StoredResponse,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO idempotency_keys (id, account_id, environment, key, request_method, request_path, request_hash, state,
+                                   response_status, response_body, response_content_type, created_at, completed_at)
+     VALUES (:id, :accountId, :environment, :key, :method, :path, :hash, 'completed', :status, :body, :contentType, now(), now())
      ON CONFLICT (account_id, environment, key) DO UPDATE
        SET id = EXCLUDED.id, request_method = EXCLUDED.request_method, request_path = EXCLUDED.request_path,
-           request_hash = EXCLUDED.request_hash, state = 'processing', response_status = NULL, response_body = NULL,
-           response_content_type = NULL, created_at = now(), completed_at = NULL
-       WHERE idempotency_keys.created_at < now() - make_interval(hours => :windowHours)
-          OR (idempotency_keys.state = 'processing'
-              AND idempotency_keys.request_hash = EXCLUDED.request_hash
-              AND idempotency_keys.created_at < now() - make_interval(mins => :abandonedMinutes))
-     RETURNING id`,
+           request_hash = EXCLUDED.request_hash, state = 'completed', response_status = EXCLUDED.response_status,
+           response_body = EXCLUDED.response_body, response_content_type = EXCLUDED.response_content_type,
+           created_at = now(), completed_at = now()`,
     {
-      type: QueryTypes.SELECT,
-      replacements: {
-        id,
-        ...tenant,
-        ...request,
-        windowHours: IDEMPOTENCY_WINDOW_HOURS,
-        abandonedMinutes: ABANDONED_CLAIM_MINUTES,
-      },
+      transaction: tx,
+      replacements: { id: newId('idem'), ...tenant, ...request, ...response },
     },
   );
-  if (claimed.length > 0) return { kind: 'claimed', id };
-
-  const existing = await IdempotencyKey.findOne({ where: { ...tenant, key: request.key } });
-  if (!existing) return claimIdempotencyKey(sequelize, tenant, request); // purged in between: claim afresh
-  if (existing.requestHash !== request.hash) return { kind: 'mismatch' };
-  if (existing.state === 'processing') return { kind: 'in_progress' };
-  return {
-    kind: 'replay',
-    status: existing.responseStatus ?? 500,
-    body: existing.responseBody ?? '',
-    contentType: existing.responseContentType,
-  };
 }
-
-export async function completeIdempotencyKey(
-  id: string,
-  response: { status: number; body: string; contentType: string | null },
-): Promise<void> {
-  await IdempotencyKey.update(
-    {
-      state: 'completed',
-      responseStatus: response.status,
-      responseBody: response.body,
-      responseContentType: response.contentType,
-      completedAt: new Date(),
-    },
-    { where: { id } },
-  );
-}
-
-/** Frees a claim whose request failed in a way worth retrying (5xx), so the retry can run. */
-export async function releaseIdempotencyKey(id: string): Promise<void> {
-  await IdempotencyKey.destroy({ where: { id } });
-}
-

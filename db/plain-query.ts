@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
+import { requestTransaction } from './request-transaction';
 
 const statementNames = new Map<string, string>();
 
@@ -19,9 +20,11 @@ function statementName(text: string): string {
  * (replacement parsing, hooks, result shaping), as a named prepared statement. For the statements every
  * authenticated request runs (key lookup, list pages), where both costs are a measurable share of the
  * request (README, Benchmark). Statement texts must come from code, never from input: each distinct text
- * stays prepared on every connection.
+ * stays prepared on every connection. Inside a request's transaction it runs there (request-transaction.ts).
  */
 export async function plainQuery<T>(sequelize: Sequelize, text: string, values: unknown[]): Promise<T[]> {
+  const ambient = requestTransaction();
+  if (ambient) return plainQueryIn<T>(ambient, text, values);
   const connection = (await sequelize.connectionManager.getConnection({ type: 'read' })) as unknown as Client;
   try {
     return (await connection.query<T & object>({ name: statementName(text), text, values })).rows;
@@ -47,9 +50,12 @@ export type PlainStatement = <T>(text: string, values: unknown[]) => Promise<T[]
  * A transaction of plain statements (named prepared, as plainQuery's) on one connection from Sequelize's pool,
  * without Sequelize's transaction machinery, for the transaction of a hot path (the public licence activation):
  * START TRANSACTION, `work`, COMMIT; ROLLBACK when `work` (or the COMMIT) throws, and the work's error is what the
- * caller gets. A connection lost on the way is released all the same: the pool's validation discards it.
+ * caller gets. A connection lost on the way is released all the same: the pool's validation discards it. Inside a
+ * request's transaction it is a savepoint of it.
  */
 export async function plainTransaction<R>(sequelize: Sequelize, work: (query: PlainStatement) => Promise<R>): Promise<R> {
+  const ambient = requestTransaction();
+  if (ambient) return plainSavepoint(ambient, work);
   const connection = (await sequelize.connectionManager.getConnection({ type: 'write' })) as unknown as Client;
   try {
     await connection.query('START TRANSACTION');
@@ -61,6 +67,19 @@ export async function plainTransaction<R>(sequelize: Sequelize, work: (query: Pl
     throw err;
   } finally {
     sequelize.connectionManager.releaseConnection(connection as never);
+  }
+}
+
+async function plainSavepoint<R>(tx: Transaction, work: (query: PlainStatement) => Promise<R>): Promise<R> {
+  const connection = (tx as Transaction & { connection: Client }).connection;
+  await connection.query('SAVEPOINT plain_transaction');
+  try {
+    const result = await work(transactionStatements(tx));
+    await connection.query('RELEASE SAVEPOINT plain_transaction');
+    return result;
+  } catch (err) {
+    await connection.query('ROLLBACK TO SAVEPOINT plain_transaction').catch(() => undefined);
+    throw err;
   }
 }
 

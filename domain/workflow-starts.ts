@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
+import { afterCommit } from '../db/request-transaction';
 import type { Tenant } from '../db/tenancy';
 import { claimWorkflowStarts, recordWorkflowStart, settleWorkflowStarts } from '../db/workflow-starts';
 import type { Logger } from '../lib/logger';
@@ -65,15 +66,19 @@ export const API_START_TIMEOUT_MS = 5_000;
 
 /**
  * After commit, the fast path: the API starts what it just recorded so the workflow runs without waiting for
- * the relay. Best effort; the recorded row is the guarantee, so a failure is logged and never surfaced.
+ * the relay. Best effort; the recorded row is the guarantee, so a failure is logged and never surfaced. Inside a
+ * request's transaction (an Idempotency-Key) it waits for that transaction's commit: a workflow must never see
+ * a row that may still roll back.
  */
 export async function startRecordedNow(
   { sequelize, starters, logger }: { sequelize: Sequelize; starters: Starters; logger: Logger },
   workflowId: string,
 ): Promise<void> {
-  try {
-    await runRecordedStarts(sequelize, starters, { workflowIds: [workflowId] }, { timeoutMs: API_START_TIMEOUT_MS });
-  } catch (err) {
-    logger.warn({ err, workflowId }, 'could not start the workflow after commit; the start relay will');
-  }
+  await afterCommit(async () => {
+    try {
+      await runRecordedStarts(sequelize, starters, { workflowIds: [workflowId] }, { timeoutMs: API_START_TIMEOUT_MS });
+    } catch (err) {
+      logger.warn({ err, workflowId }, 'could not start the workflow after commit; the start relay will');
+    }
+  });
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of `npm start` as a new user runs it (used by .ci/run): a fresh DATA_DIR and free ports; the
-# stack must answer /readyz, accept the demo workspace's test secret key, show Mailpit's inbox, and on SIGINT
-# exit 0 leaving no process behind (PostgreSQL, Temporal, Mailpit, api, worker all run in npm start's process group).
+# stack must answer /readyz, accept the demo workspace's test secret key, show Mailpit's inbox, and on a terminal's
+# Ctrl-C stop the api and the worker before PostgreSQL, Temporal and Mailpit, leaving no process behind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -46,16 +46,20 @@ status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MAILPIT_UI_P
 [[ "$status" == 200 ]] || fail "Mailpit's inbox API answered $status"
 echo "[smoke] Mailpit's inbox answers"
 
-# SIGINT to the stack's own process (the node process tsx runs scripts/start.ts in; tsx itself relays no
-# SIGINT, expecting a terminal to have sent it to the whole group), so that `npm start`'s exit code is the stack's:
-# npm itself, given SIGINT, always exits 130. (A terminal's Ctrl-C reaches every process of the group; that
-# a server's own exit on it is no crash is covered by test/scripts/supervisor.test.ts.)
-stack_pid="$(pgrep -g "$pgid" -n -f 'scripts/start\.ts')" || fail "no scripts/start.ts process in group $pgid"
-kill -INT "$stack_pid"
+# Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group (npm, tsx, scripts/start.ts, the
+# api and the worker). PostgreSQL, Temporal and Mailpit run in sessions of their own: the stack stops them only
+# after the worker has drained, and says "<name> had already stopped" of one that went down with the Ctrl-C.
+# npm itself, given SIGINT, always exits 130; the stack's own exit is read from its log.
+kill -INT -- "-$pgid"
 code=0
 timeout 60 tail --pid="$pid" -f /dev/null || fail "npm start did not exit within 60s of SIGINT"
 wait "$pid" || code=$?
-[[ "$code" == 0 ]] || fail "npm start exited with code $code after SIGINT"
+[[ "$code" == 0 || "$code" == 130 ]] || fail "npm start exited with code $code after SIGINT"
+deadline=$((SECONDS + 90))
+until grep -q '^\[start\] stopped$' "$out"; do
+  ((SECONDS < deadline)) || fail "the stack did not stop within 90s of Ctrl-C"
+  sleep 1
+done
 sleep 1
 # A zombie (state Z) has already exited: it only waits for its parent, or for init once the parent is gone, to
 # read its status (tsx's esbuild helper can end up so in a container whose init does not reap). Anything else
@@ -66,7 +70,12 @@ for p in $(pgrep -g "$pgid" || true); do
   [[ -z "$state" || "$state" == Z ]] || left+=" $p($(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null))"
 done
 [[ -z "$left" ]] || fail "processes left behind:$left"
-grep -q '^\[start\] stopped$' "$out" || fail "no '[start] stopped' line"
+# The servers out of the terminal's group: nothing listens on their ports any more.
+for port in "$EMBEDDED_POSTGRES_PORT" "$TEMPORAL_DEV_PORT" "$MAILPIT_SMTP_PORT"; do
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || fail "a server still listens on port $port"
+done
+! grep -q 'had already stopped' "$out" || fail "a server stopped at Ctrl-C, before the worker had drained: $(grep 'had already stopped' "$out")"
+grep -n '^\[start\] stopping' "$out" | head -n 1 | grep -q 'the api and the worker' || fail "the api and the worker were not stopped first"
 ! grep -q 'restarting in' "$out" || fail "a process was restarted during the run or the stop"
 echo "[smoke] SIGINT: exit 0, nothing left behind"
 rm -rf "$data_dir" "$out"

@@ -16,7 +16,8 @@
  *
  * Every process of the stack is supervised (scripts/lib/supervisor.ts): a crashed API or worker, PostgreSQL
  * or Temporal dev server is reported on the console and started again with backoff (same data, same port).
- * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker, then Mailpit, then Temporal, then PostgreSQL.
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the API and worker (which drains its running activities), then Mailpit,
+ * then Temporal, then PostgreSQL; those three run in sessions of their own, so a terminal's Ctrl-C stops them only then.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -214,6 +215,19 @@ function pipeWithPrefix(from: Readable | null, to: Writable, prefix: string): vo
   readline.createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${prefix}${line}\n`));
 }
 
+/**
+ * A server of the stack (Temporal, Mailpit) in a session of its own: a terminal's Ctrl-C reaches the whole foreground
+ * process group at once, and these must outlive it until the worker has drained (the ordered stop in main). If this
+ * process ends without that stop, it takes them along.
+ */
+function spawnServer(command: string, args: string[]): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('close', () => process.off('exit', killOnExit));
+  return child;
+}
+
 /** Starts the API or the worker as a child Node process, its output prefixed with its name. */
 function spawnNodeChild(name: string, entry: string, env: NodeJS.ProcessEnv): { child: ChildProcess; running: Running } {
   const child = spawn(process.execPath, tsxNodeArgs(path.join(ROOT, entry)), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -257,7 +271,7 @@ async function startTemporalDevServer(cli: string, options: { port: number; uiPo
     '--dynamic-config-value',
     'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
   ];
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnServer(cli, args);
   pipeWithPrefix(child.stdout, process.stdout, '[temporal] ');
   pipeWithPrefix(child.stderr, process.stderr, '[temporal] ');
   const running = runningChild(child, CHILD_STOP_TIMEOUT_MS);
@@ -286,7 +300,7 @@ async function startTemporalDevServer(cli: string, options: { port: number; uiPo
  */
 async function startMailpit(executable: string, options: { smtpPort: number; uiPort: number; database: string }): Promise<Running> {
   const args = ['--smtp', `127.0.0.1:${options.smtpPort}`, '--listen', `127.0.0.1:${options.uiPort}`, '--database', options.database, '--disable-version-check', '--quiet'];
-  const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnServer(executable, args);
   pipeWithPrefix(child.stdout, process.stdout, '[mailpit] ');
   pipeWithPrefix(child.stderr, process.stderr, '[mailpit] ');
   const running = runningChild(child, CHILD_STOP_TIMEOUT_MS);
@@ -443,12 +457,13 @@ async function main(): Promise<number> {
   const encryptionKey = loadOrCreateEncryptionKey(dataDir);
 
   // What to stop, newest first: API and worker, then Mailpit, then Temporal, then PostgreSQL.
-  const stops: { name: string; stop: () => Promise<void> }[] = [];
+  // `running`: a server that stopped before its turn was not spared a terminal's Ctrl-C, which the stop says.
+  const stops: { name: string; stop: () => Promise<void>; running?: () => boolean }[] = [];
   const startSupervised = async <R extends Running>(name: string, start: () => Promise<R>): Promise<R> => {
     const supervisor = new Supervisor({ name, start, log });
     supervisors.push(supervisor);
     const first = await supervisor.start();
-    stops.unshift({ name, stop: () => supervisor.stop() });
+    stops.unshift({ name, stop: () => supervisor.stop(), running: () => supervisor.running });
     return first;
   };
   let connection: Connection | undefined;
@@ -462,6 +477,8 @@ async function main(): Promise<number> {
         dataDir: path.join(dataDir, 'postgres'),
         port: settings.postgresPort,
         persistent: true,
+        // Out of the terminal's process group, as Temporal and Mailpit (spawnServer): stopped last, by the ordered stop.
+        detached: true,
         onLog: (line: string) => pgLog.write(line.endsWith('\n') ? line : `${line}\n`),
       };
       const postgres = await startSupervised('PostgreSQL', () => startEmbeddedPostgres(pgOptions));
@@ -615,7 +632,8 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await connection?.close().catch(() => undefined);
-    for (const { name, stop } of stops) {
+    for (const { name, stop, running } of stops) {
+      log(running && !running() ? `${name} had already stopped` : `stopping ${name}`);
       await withTimeout(stop(), TEARDOWN_STEP_TIMEOUT_MS, `stopping ${name}`).catch((err: unknown) => log((err as Error).message));
     }
     removeStackState(dataDir, process.pid);

@@ -1,5 +1,6 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import { EMAIL_SEND_ATTEMPT_MS, EMAIL_SEND_FIRST_RETRY_MS } from './email-timing';
 import type { EmailDeliveryInput, EmailDeliveryOutcome } from './messages';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -9,9 +10,9 @@ type Activities = ReturnType<typeof createActivities>;
  * (`EmailRefused`) is not retried. The start-to-close timeout sits above the mailer's own timeouts.
  */
 const { sendEmail } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: EMAIL_SEND_ATTEMPT_MS,
   scheduleToCloseTimeout: '24 hours',
-  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['EmailRefused'] },
+  retry: { initialInterval: EMAIL_SEND_FIRST_RETRY_MS, backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['EmailRefused'] },
 });
 
 // Only a database write: retried until it lands.

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Sequelize } from 'sequelize';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency';
+import type { Sequelize, Transaction } from 'sequelize';
+import { lockIdempotencyKey, storeIdempotentResponse, type IdempotentRequest, type StoredResponse } from '../../db/idempotency';
+import { runInRequestTransaction, type RequestUnitHandle } from '../../db/request-transaction';
+import type { Tenant } from '../../db/tenancy';
 import type { CryptoBox } from '../../lib/crypto-box';
 import { AppError, validationError } from '../../lib/errors';
+import { pauseAtTestHook } from '../../lib/test-hooks';
+import { sendError } from '../envelope';
 
 const MAX_KEY_LENGTH = 255;
 
@@ -26,25 +30,80 @@ function fingerprint(req: Request): string {
   return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${body}`).digest('hex');
 }
 
-/** Holds back the response until its record is stored, so a retry can never see a half-finished key. */
-function persistResponseBeforeSending(res: Response, claimId: string, box: CryptoBox, onError: (err: unknown) => void): void {
+/** A 5xx or a 408 (an upload cut by its deadline) may succeed on retry: its effect is rolled back and nothing is stored. */
+const isRetryable = (status: number) => status >= 500 || status === 408;
+
+/** PostgreSQL refused the store because a statement of the handler failed outside any savepoint (25P02). */
+const isAbortedTransaction = (err: unknown) => (err as { parent?: { code?: string } }).parent?.code === '25P02';
+
+interface Settlement {
+  sequelize: Sequelize;
+  tx: Transaction;
+  unit: RequestUnitHandle;
+  tenant: Tenant;
+  request: IdempotentRequest;
+  box: CryptoBox;
+}
+
+/**
+ * Holds back the response until it is stored in the request's transaction and that transaction has committed,
+ * so the effect and its answer exist together or not at all. When they cannot commit, the client gets a
+ * retryable `503` instead of an answer the database does not hold.
+ */
+function answerOnceCommitted(req: Request, res: Response, settlement: Settlement): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  let answered = false;
+  // A connection that closed before any answer (the client left mid-upload) leaves nothing to store.
+  res.once('close', () => {
+    if (!answered) settlement.unit.rollback().catch((err: unknown) => req.log.error({ err }, 'could not roll back an abandoned request'));
+  });
   res.end = ((...args: unknown[]) => {
+    answered = true;
     const [chunk] = args;
     const body = chunk === undefined || typeof chunk === 'function' ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
-    const status = res.statusCode;
-    const contentType = (res.getHeader('content-type') as string | undefined) ?? null;
-    // A 5xx or a 408 (an upload cut by its deadline) may succeed on retry, so its key is released rather than pinned to the failure.
-    const store = status >= 500 || status === 408 ? releaseIdempotencyKey(claimId) : completeIdempotencyKey(claimId, { status, body: box.seal(body), contentType });
-    store.catch(onError).finally(() => end(...args));
+    const response: StoredResponse = { status: res.statusCode, body, contentType: (res.getHeader('content-type') as string | undefined) ?? null };
+    settle(settlement, response).then(
+      async () => {
+        await pauseAtTestHook('idempotency:after-commit');
+        end(...args);
+      },
+      (err: unknown) => {
+        req.log.error({ err }, 'could not commit the request with its idempotent response');
+        res.end = end as Response['end'];
+        for (const name of res.getHeaderNames()) if (name !== 'x-request-id' && !name.startsWith('access-control-')) res.removeHeader(name);
+        res.setHeader('Retry-After', '1');
+        sendError(req, res, new AppError('SERVICE_UNAVAILABLE', 'The request could not be completed; nothing was changed. Retry with the same Idempotency-Key'));
+      },
+    );
     return res;
   }) as Response['end'];
+}
+
+async function settle({ sequelize, tx, unit, tenant, request, box }: Settlement, response: StoredResponse): Promise<void> {
+  if (isRetryable(response.status)) {
+    await unit.rollback();
+    return;
+  }
+  const sealed = { ...response, body: box.seal(response.body) };
+  try {
+    await storeIdempotentResponse(sequelize, tx, tenant, request, sealed);
+    await pauseAtTestHook('idempotency:before-commit');
+    await unit.commit();
+  } catch (err) {
+    await unit.rollback().catch(() => undefined);
+    // A refusal whose handler left the transaction unusable (a failed statement it caught) changed nothing that
+    // can be kept: the refusal alone is stored. A success that cannot commit is no success.
+    if (!isAbortedTransaction(err) || response.status < 400) throw err;
+    await sequelize.transaction((own) => storeIdempotentResponse(sequelize, own, tenant, request, sealed));
+  }
 }
 
 /**
  * `Idempotency-Key` on mutating routes: the same key within 24 hours replays the stored status and body,
  * a different request under the same key is `409 IDEMPOTENCY_KEY_REUSED`, and a request whose twin is
- * still running is `409 IDEMPOTENCY_KEY_IN_USE`. Stored bodies are encrypted: some carry one-time secrets.
+ * still running is `409 IDEMPOTENCY_KEY_IN_USE`. The request runs in one transaction that holds the key and
+ * commits its effect with its answer (docs/decisions/idempotency.md). Stored bodies are encrypted: some carry
+ * one-time secrets.
  */
 export function idempotency(sequelize: Sequelize, box: CryptoBox): RequestHandler {
   return async (req, res, next) => {
@@ -54,20 +113,31 @@ export function idempotency(sequelize: Sequelize, box: CryptoBox): RequestHandle
       throw validationError(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, [{ field: 'Idempotency-Key', message: 'invalid' }]);
     }
     const tenant = { accountId: req.auth.accountId, environment: req.auth.environment };
-    const claim = await claimIdempotencyKey(sequelize, tenant, { key, method: req.method, path: req.originalUrl, hash: fingerprint(req) });
-    switch (claim.kind) {
+    const request = { key, method: req.method, path: req.originalUrl, hash: fingerprint(req) };
+    const tx = await sequelize.transaction();
+    let state;
+    try {
+      state = await lockIdempotencyKey(sequelize, tx, tenant, request);
+    } catch (err) {
+      await tx.rollback().catch(() => undefined);
+      throw err;
+    }
+    if (state.kind !== 'free') await tx.rollback();
+    switch (state.kind) {
       case 'mismatch':
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
-      case 'in_progress':
+      case 'in_use':
         throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly');
       case 'replay':
-        res.status(claim.status).setHeader('Idempotent-Replayed', 'true');
-        if (claim.contentType) res.setHeader('Content-Type', claim.contentType);
-        res.end(box.open(claim.body));
+        res.status(state.status).setHeader('Idempotent-Replayed', 'true');
+        if (state.contentType) res.setHeader('Content-Type', state.contentType);
+        res.end(box.open(state.body));
         return;
-      case 'claimed':
-        persistResponseBeforeSending(res, claim.id, box, (err) => req.log.error({ err }, 'could not store idempotent response'));
-        next();
+      case 'free':
+        runInRequestTransaction(tx, (unit) => {
+          answerOnceCommitted(req, res, { sequelize, tx, unit, tenant, request, box });
+          next();
+        });
     }
   };
 }

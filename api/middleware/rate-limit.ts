@@ -90,6 +90,8 @@ export class SharedRateLimiter {
       return result.remainingPoints;
     } catch (err) {
       if (err instanceof RateLimiterRes) this.record(key, err, now);
+      // The store did not answer: the requests held here were not counted yet, and stay to be counted.
+      else if (state) state.pending += pending;
       throw err;
     }
   }
@@ -115,8 +117,15 @@ export class SharedRateLimiter {
       (result) => this.record(key, result, now),
       (err: unknown) => {
         if (err instanceof RateLimiterRes) this.record(key, err, now);
-        // On a store error the next request for this key goes through the exact path and surfaces it.
-        else this.keys.delete(key);
+        else {
+          // The store did not answer: the flushed requests are held again, and the next request of this key takes
+          // the exact path, which adds them to the shared counter (or surfaces the error).
+          const held = this.keys.get(key);
+          if (held) {
+            held.pending += pending;
+            held.resetAt = 0;
+          }
+        }
       },
     );
   }

@@ -5,6 +5,7 @@ import { AppError, invalidState, notFound } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
 import { settleInvoiceOfSession } from '../invoices/settle';
 import type { Starters } from '../workflow-starters';
+import { afterCommit } from '../../db/request-transaction';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import type { PaymentBackend, PaymentSubmission } from './payment-backend';
 
@@ -48,7 +49,9 @@ export async function payCheckoutSession(
   });
   if (result.submission.status === 'pending_review') {
     // Only lets an operator see "awaiting confirmation" at once; the workflow reads the row at its deadline.
-    await deps.starters.checkoutPaymentSubmitted(sessionId).catch((err: unknown) => deps.logger.warn({ err, sessionId }, 'could not signal the paid session'));
+    await afterCommit(() =>
+      deps.starters.checkoutPaymentSubmitted(sessionId).catch((err: unknown) => deps.logger.warn({ err, sessionId }, 'could not signal the paid session')),
+    );
   }
   return result;
 }

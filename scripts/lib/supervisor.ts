@@ -62,6 +62,7 @@ export function describeExit({ code, signal }: ExitStatus): string {
 
 export class Supervisor<R extends Running = Running> {
   private current: R | undefined;
+  private alive = false;
   private stopping = false;
   private attempt = 0;
   private cancelWait: (() => void) | undefined;
@@ -82,8 +83,14 @@ export class Supervisor<R extends Running = Running> {
   async start(): Promise<R> {
     const first = await this.options.start();
     this.current = first;
+    this.alive = true;
     this.loop = this.watch(first, Date.now());
     return first;
+  }
+
+  /** Whether the supervised process runs now (false from its exit until a restart). */
+  get running(): boolean {
+    return this.alive;
   }
 
   /** Number of restarts tried so far in the current backoff series. */
@@ -108,6 +115,7 @@ export class Supervisor<R extends Running = Running> {
 
   private async watch(running: R, startedAt: number): Promise<void> {
     const status = await running.exited;
+    this.alive = false;
     if (!(await this.wait(this.graceMs))) return;
     if (Date.now() - startedAt >= this.resetAfterMs) this.attempt = 0;
     let reason = describeExit(status);
@@ -123,6 +131,7 @@ export class Supervisor<R extends Running = Running> {
           return;
         }
         this.current = next;
+        this.alive = true;
         this.options.log(`${this.options.name} restarted`);
         return this.watch(next, Date.now());
       } catch (err) {

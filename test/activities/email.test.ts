@@ -5,6 +5,7 @@ import { createEmailActivities } from '../../activities/email';
 import { EmailMessage } from '../../db/models';
 import { createMailer, emailMessageId, type Mailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
+import { EMAIL_SEND_LEASE_MS, EMAIL_SEND_RECOVERY_MS } from '../../workflows/email-timing';
 import { TEST_EMAIL_FROM, testEmailBox, testEmailConfig, queueTestEmail, receiptRequest } from '../fixtures/emails';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
@@ -116,6 +117,14 @@ describe('sendEmail activity', () => {
     await EmailMessage.update({ sendingUntil: new Date(Date.now() + 60_000) }, { where: { id: input.emailId } });
     await expect(activities.sendEmail(input)).rejects.toMatchObject({ type: 'EmailBusy', nonRetryable: false });
     expect(receivedWith(messageId)).toHaveLength(0);
+  });
+
+  it('sends on the retry Temporal schedules after an attempt a crash lost (its start-to-close, then its backoff)', async () => {
+    const { input, messageId } = await queued();
+    // Claimed by an attempt that died EMAIL_SEND_RECOVERY_MS ago, when Temporal tries again: its lease as that claim set it.
+    await EmailMessage.update({ sendingUntil: new Date(Date.now() - EMAIL_SEND_RECOVERY_MS + EMAIL_SEND_LEASE_MS) }, { where: { id: input.emailId } });
+    expect(await activities.sendEmail(input)).toBe('sent');
+    expect(receivedWith(messageId)).toHaveLength(1);
   });
 
   it('fails with a message naming SMTP_URL when it is not set', async () => {

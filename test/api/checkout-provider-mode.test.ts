@@ -44,6 +44,14 @@ async function paidProviderSession(baseUrl: string) {
   const created = await createSession(baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
   await payForm(created.hostedUrl as string, { channel: 'QRIS' });
   await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+  // The callback starts the completion's recorded workflow start right after its commit: settled before anyone snapshots.
+  await waitFor(async () => {
+    const [pending] = await ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_starts WHERE account_id = $1 AND started_at IS NULL', {
+      bind: [ws.accountId],
+      type: QueryTypes.SELECT,
+    });
+    return pending!.n === 0;
+  });
   return { ws, created };
 }
 

@@ -1,6 +1,8 @@
+import { QueryTypes } from 'sequelize';
 import { ApiKey, IdempotencyKey } from '../../db/models';
 import { http, useTestApi } from '../helpers/context';
 import { expectError } from '../helpers/expect';
+import { waitFor } from '../helpers/wait';
 
 const t = useTestApi();
 
@@ -85,19 +87,74 @@ describe('Idempotency-Key', () => {
     expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
   });
 
-  it('lets the same request take over a claim abandoned for over 5 minutes, but not a recent one', async () => {
+  it('never re-runs a `processing` record an earlier version left (its effect is unknown) until its window has passed', async () => {
     const ws = await t.ctx.createWorkspace();
-    const headers = { 'idempotency-key': 'abandoned' };
+    const headers = { 'idempotency-key': 'left-processing' };
     expect((await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body, headers })).status).toBe(201);
-    const where = { accountId: ws.accountId, key: 'abandoned' };
-    // As if the process had died mid-request: the claim stays `processing` with no response.
-    await IdempotencyKey.update({ state: 'processing', responseBody: null, responseStatus: null, createdAt: new Date(Date.now() - 60_000) }, { where });
+    const where = { accountId: ws.accountId, key: 'left-processing' };
+    await IdempotencyKey.update({ state: 'processing', responseBody: null, responseStatus: null, createdAt: new Date(Date.now() - 6 * 60_000) }, { where });
     expectError(await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body, headers }), 409, 'IDEMPOTENCY_KEY_IN_USE');
-    await IdempotencyKey.update({ createdAt: new Date(Date.now() - 6 * 60_000) }, { where });
+    expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(5);
+    await IdempotencyKey.update({ createdAt: new Date(Date.now() - 25 * 60 * 60_000) }, { where });
     const retried = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body, headers });
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(6);
+  });
+
+  it('commits the effect with its answer: a request whose answer cannot be stored leaves no effect and answers 503', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const headers = { 'idempotency-key': `unstorable-${ws.accountId}` };
+    const fn = `refuse_${ws.accountId.toLowerCase()}`;
+    // The store of this key's answer fails inside the request's transaction, after the key was created in it.
+    await t.ctx.sequelize.query(`
+      CREATE FUNCTION ${fn}() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'simulated failure'; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER ${fn} BEFORE INSERT ON idempotency_keys
+        FOR EACH ROW WHEN (NEW.key = '${headers['idempotency-key']}') EXECUTE FUNCTION ${fn}();`);
+    try {
+      const failed = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body, headers });
+      expectError(failed, 503, 'SERVICE_UNAVAILABLE');
+      expect(failed.headers.get('retry-after')).toBe('1');
+      expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
+    } finally {
+      await t.ctx.sequelize.query(`DROP TRIGGER ${fn} ON idempotency_keys; DROP FUNCTION ${fn}();`);
+    }
+    const retried = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body, headers });
+    expect(retried.status).toBe(201);
+    expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(5);
+  });
+
+  it('answers 503 with Retry-After, not 500, when the database connection ends under a request, and the retry runs it once', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const headers = { 'idempotency-key': `terminated-${ws.accountId}` };
+    const slow = { ...body, name: `slow-${ws.accountId}` };
+    const fn = `slow_${ws.accountId.toLowerCase()}`;
+    await t.ctx.sequelize.query(`
+      CREATE FUNCTION ${fn}() RETURNS trigger AS $$
+      BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER ${fn} BEFORE INSERT ON api_keys
+        FOR EACH ROW WHEN (NEW.name = '${slow.name}') EXECUTE FUNCTION ${fn}();`);
+    try {
+      const pending = http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body: slow, headers });
+      // The backend running the insert (asleep in the trigger) is terminated, as a failover or a restart would.
+      await waitFor(async () => {
+        const [row] = await t.ctx.sequelize.query<{ terminated: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE query LIKE 'INSERT INTO "api_keys"%' AND wait_event = 'PgSleep'`,
+          { type: QueryTypes.SELECT },
+        );
+        return row?.terminated;
+      });
+      const failed = await pending;
+      expectError(failed, 503, 'SERVICE_UNAVAILABLE');
+      expect(failed.headers.get('retry-after')).toBe('1');
+    } finally {
+      await t.ctx.sequelize.query(`DROP TRIGGER ${fn} ON api_keys; DROP FUNCTION ${fn}();`);
+    }
+    expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(4);
+    const retried = await http(t.api.baseUrl, 'POST', KEYS, { key: ws.secretKey, body: slow, headers });
+    expect(retried.status).toBe(201);
+    expect(await ApiKey.count({ where: { accountId: ws.accountId } })).toBe(5);
   });
 
   it('releases the key after a 500 so a retry executes, and the 500 leaks no SQL', async () => {

@@ -37,13 +37,23 @@ describe('per-workspace rate limit', () => {
 
   it('counts every request in the shared counter while batching writes far from the limit', async () => {
     const api = await ctx.startApi({ RATE_LIMIT_PER_MINUTE: '1000' });
-    const ws = await ctx.createWorkspace();
-    const remaining: number[] = [];
-    for (let i = 0; i < 30; i += 1) {
-      const res = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });
-      expect(res.status).toBe(200);
-      remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
-    }
+    // The counter's window is a minute from a workspace's first request: a run that took longer than that (a very
+    // loaded machine) may have crossed into the next window, and is measured again with a fresh workspace.
+    const inOneWindow = async () => {
+      const ws = await ctx.createWorkspace();
+      const started = Date.now();
+      const remaining: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const res = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });
+        expect(res.status).toBe(200);
+        remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
+      }
+      return Date.now() - started < 50_000 && { ws, remaining };
+    };
+    let run = await inOneWindow();
+    for (let tries = 1; !run && tries < 3; tries += 1) run = await inOneWindow();
+    if (!run) throw new Error('no run of 30 requests fitted in one window');
+    const { ws, remaining } = run;
     expect(remaining[0]).toBe(999);
     expect(remaining[29]).toBe(970);
     // The last batch is written within ~100 ms; a count that never reaches 30 times out, one past it fails below.

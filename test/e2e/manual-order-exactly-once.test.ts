@@ -17,12 +17,16 @@ import { usePrivateDatabase } from '../helpers/private-database';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { EMAIL_SEND_RECOVERY_MS } from '../../workflows/email-timing';
 
 /**
  * The confirmation fulfilment of a manual order exactly once end to end: `worker/main.ts` (Temporal worker, start
  * relay, outbox relay, as deployed) as a child process, SIGKILLed in the middle of a fulfilment step and started
  * again, on a database and a namespace of this file's own (a relay takes every pending row of its database).
  */
+/** A send the kill caught is tried again within EMAIL_SEND_RECOVERY_MS; a minute more for the restarted worker to pick it up. */
+const RECEIPT_WAIT_MS = EMAIL_SEND_RECOVERY_MS + 60_000;
+
 jest.setTimeout(600_000);
 
 usePrivateDatabase('manual_order_exactly_once');
@@ -118,7 +122,7 @@ describe('manual-order fulfilment under a worker crash (dev server, worker proce
 
     await startWorker();
     // Temporal retries the lost attempt once its start-to-close timeout (1 minute) has passed.
-    const outcome = await until(() => client.workflow.getHandle(workflowIds.manualOrder(order.id)).result(), 'the workflow to finish', 240_000);
+    const outcome = await until(() => client.workflow.getHandle(workflowIds.manualOrder(order.id)).result(), 'the workflow to finish', RECEIPT_WAIT_MS);
     expect(outcome).toBe('fulfilled');
 
     expect(await stepsOf(order.id)).toEqual([...planManualOrderFulfilment(order.lines)].sort());
@@ -136,10 +140,10 @@ describe('manual-order fulfilment under a worker crash (dev server, worker proce
     expect(events.map((e) => e.deliveryId).sort()).toEqual(deliveries.map((d) => d.id).sort());
 
     // The receipt and the confirmation each reach the mailbox, under their one Message-ID. A send the kill caught
-    // in flight is retried after its own start-to-close (2 minutes) and backoff (1 minute), hence the longer wait.
+    // in flight is retried after its own start-to-close and backoff (EMAIL_SEND_RECOVERY_MS).
     for (const businessKey of [`manual_order_receipt:${order.id}`, `payment_confirmed:${order.id}`]) {
       const messageId = emailMessageId({ ...tenant, businessKey }, TEST_EMAIL_FROM);
-      await until(async () => smtp.received.some((m) => m.parsed.messageId === messageId), `the e-mail ${businessKey}`, 240_000);
+      await until(async () => smtp.received.some((m) => m.parsed.messageId === messageId), `the e-mail ${businessKey}`, RECEIPT_WAIT_MS);
       expect(await EmailMessage.count({ where: { ...tenant, businessKey } })).toBe(1);
     }
     const receipt = smtp.received.find((m) => m.parsed.messageId === emailMessageId({ ...tenant, businessKey: `manual_order_receipt:${order.id}` }, TEST_EMAIL_FROM))!;
