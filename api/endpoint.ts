@@ -17,6 +17,7 @@ import { sendData, sendSerializedData } from './envelope';
 import { authenticate, requireAccess, requireModule } from './middleware/auth';
 import { extendDeadline, markBodyRead } from './middleware/deadline';
 import { idempotency } from './middleware/idempotency';
+import type { Tenant } from '../db/tenancy';
 import type { MethodsByPath } from './middleware/method-not-allowed';
 import type { RateLimits } from './middleware/rate-limit';
 import { noStore } from './middleware/security-headers';
@@ -109,6 +110,11 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
    * subscription create); otherwise the key is optional on every mutating route.
    */
   idempotencyKey?: 'required';
+  /**
+   * A keyless (storefront) write that honours an `Idempotency-Key` too: the workspace and environment its keys are
+   * kept in, from the parsed input (the merchant its path names). Keyed routes always honour one, in the key's.
+   */
+  idempotencyScope?: (input: { params: Infer<P>; auth: AuthContext | undefined }) => Promise<Tenant>;
   /**
    * The module a keyed route belongs to: while the workspace has it off, the route answers the module's refusal
    * (`409 fulfillment_module_disabled`) before reading the body. Not for public or storefront routes (no key, no workspace).
@@ -294,6 +300,10 @@ export class ApiRouter {
     });
     if (endpoint.idempotencyKey === 'required') chain.push(requireIdempotencyKey);
     if (endpoint.method !== 'get' && endpoint.access !== 'public' && endpoint.access !== 'storefront') chain.push(idempotency(deps.sequelize, deps.box));
+    else if (endpoint.idempotencyScope) {
+      const scope = endpoint.idempotencyScope;
+      chain.push(idempotency(deps.sequelize, deps.box, (req) => scope({ params: (req.res!.locals.input as { params: Infer<P> }).params, auth: req.auth })));
+    }
     chain.push(async (req: Request, res: Response) => {
       const input = res.locals.input as Omit<EndpointInput<B, Q, P, A>, 'auth' | 'req'>;
       const result = await endpoint.handler({ ...input, auth: req.auth as EndpointInput<B, Q, P, A>['auth'], req });
@@ -344,7 +354,7 @@ export class ApiRouter {
       ...(authenticated ? (['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'FORBIDDEN'] as const) : []),
       // Storefront routes resolve a merchant by slug (in the path or the body): an unknown one is 404.
       ...(endpoint.params || endpoint.access === 'storefront' ? (['RESOURCE_NOT_FOUND'] as const) : []),
-      ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
+      ...(mutating || endpoint.idempotencyScope ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
       'RATE_LIMITED',
       'INTERNAL_ERROR',

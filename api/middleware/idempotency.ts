@@ -98,6 +98,9 @@ async function settle({ sequelize, tx, unit, tenant, request, box }: Settlement,
   }
 }
 
+/** Whose keys a keyless route's key is among: the storefront's checkout creates answer the merchant's workspace. */
+export type IdempotencyScope = (req: Request) => Promise<Tenant>;
+
 /**
  * `Idempotency-Key` on mutating routes: the same key within 24 hours replays the stored status and body,
  * a different request under the same key is `409 IDEMPOTENCY_KEY_REUSED`, and a request whose twin is
@@ -105,14 +108,14 @@ async function settle({ sequelize, tx, unit, tenant, request, box }: Settlement,
  * commits its effect with its answer (docs/decisions/idempotency.md). Stored bodies are encrypted: some carry
  * one-time secrets.
  */
-export function idempotency(sequelize: Sequelize, box: CryptoBox): RequestHandler {
+export function idempotency(sequelize: Sequelize, box: CryptoBox, scope?: IdempotencyScope): RequestHandler {
   return async (req, res, next) => {
     const key = req.headers['idempotency-key'];
-    if (key === undefined || !req.auth) return next();
+    if (key === undefined || (!req.auth && !scope)) return next();
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw validationError(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, [{ field: 'Idempotency-Key', message: 'invalid' }]);
     }
-    const tenant = { accountId: req.auth.accountId, environment: req.auth.environment };
+    const tenant = scope ? await scope(req) : { accountId: req.auth!.accountId, environment: req.auth!.environment };
     const request = { key, method: req.method, path: req.originalUrl, hash: fingerprint(req) };
     const tx = await sequelize.transaction();
     let state;

@@ -85,6 +85,11 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
   }
 
   return {
+    /** The workspace and environment a storefront checkout of `merchantSlug` is written in (its Idempotency-Keys' too). */
+    async tenantOf(merchantSlug: string, auth?: AuthContext): Promise<Tenant> {
+      return (await resolveStorefront(sequelize, merchantSlug, auth)).tenant;
+    },
+
     /** One product, named by its slug on the merchant's storefront. */
     async buyNow(merchantSlug: string, productSlug: string, body: BuyNowBody, auth?: AuthContext) {
       const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);

@@ -8,7 +8,7 @@ import { SANDBOX_TEST_VALUES } from '../../lib/payment-provider/sandbox';
 import { CHECKOUT_SESSIONS, checkoutApiEnv, checkoutSnapshot, createSession, minimalSession, PUBLIC_BASE_URL } from '../helpers/checkout';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { startLossyProxy } from '../helpers/lossy-proxy';
-import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
+import { paidProviderSession as paidSession, payForm, sandboxEnv, startTestSandbox, switchPaymentModule } from '../helpers/payment-sandbox';
 import { waitFor } from '../helpers/wait';
 
 // Checkout sessions in provider mode, against the sandbox provider over loopback sockets: the backend fixed at
@@ -30,30 +30,8 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-async function paymentModule(key: string, enabled: boolean) {
-  const res = await http(api.baseUrl, 'POST', '/api/v1/modules', { key, body: { module: 'payment', enabled } });
-  expect(res.status).toBe(200);
-}
-
-const payForm = (url: string, form: Record<string, string>) => fetch(`${url}/pay`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
-
-/** A new workspace with the payment module on, and a provider session created through `baseUrl` and paid by QRIS on the provider's page: completed. */
-async function paidProviderSession(baseUrl: string) {
-  const ws = await ctx.createWorkspace();
-  await paymentModule(ws.secretKey, true);
-  const created = await createSession(baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
-  await payForm(created.hostedUrl as string, { channel: 'QRIS' });
-  await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
-  // The callback starts the completion's recorded workflow start right after its commit: settled before anyone snapshots.
-  await waitFor(async () => {
-    const [pending] = await ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_starts WHERE account_id = $1 AND started_at IS NULL', {
-      bind: [ws.accountId],
-      type: QueryTypes.SELECT,
-    });
-    return pending!.n === 0;
-  });
-  return { ws, created };
-}
+const paymentModule = (key: string, enabled: boolean) => switchPaymentModule(api.baseUrl, key, enabled);
+const paidProviderSession = (baseUrl: string) => paidSession(ctx, baseUrl);
 
 describe('checkout sessions in provider mode', () => {
   it('create opens the provider invoice: hostedUrl is the provider page; pay answers that invoice; the paid callback completes the session', async () => {

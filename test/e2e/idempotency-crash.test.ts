@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
-import type { TestHookPoint } from '../../lib/test-hooks';
-import { freePort } from '../../scripts/lib/free-port';
 import { checkoutApiEnv, CHECKOUT_SESSIONS, createSession } from '../helpers/checkout';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
+import { killedAt, sendWithKey, type Call } from '../helpers/crash-at-hook';
 import { expectError } from '../helpers/expect';
 import { adjustStock, createVariant, createWarehouse, switchFulfillment } from '../helpers/inventory';
 import { createProduct } from '../helpers/storefront';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertManualOrder, manualStore } from '../fixtures/manual-orders';
 import { fundAvailable } from '../fixtures/payouts';
-import { waitFor } from '../helpers/wait';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 /**
  * An Idempotency-Key retry never runs a request twice, though the API process is SIGKILLed at the worst points: after
@@ -24,79 +21,28 @@ jest.setTimeout(300_000);
 const env = checkoutApiEnv();
 const t = useTestApi(env);
 
-interface ApiProcess {
-  baseUrl: string;
-  process: WorkerProcess;
-}
-
-async function pausedApi(point: TestHookPoint): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = await startWorkerProcess(
-    { ...env, PORT: String(port), NODE_ENV: 'test', COMMERCE_TEST_PAUSE: point },
-    { script: 'api/main.ts', startedMessage: 'api listening' },
-  );
-  return { baseUrl: `http://127.0.0.1:${port}`, process: child };
-}
-
-interface Call {
-  method: string;
-  path: string;
-  key: string;
-  body?: unknown;
-}
-
-const send = (baseUrl: string, call: Call, idempotencyKey: string) =>
-  http(baseUrl, call.method, call.path, { key: call.key, ...(call.body !== undefined ? { body: call.body } : {}), headers: { 'idempotency-key': idempotencyKey } });
-
-/** Sends `call` to an API paused at `point`, waits until it is there, and SIGKILLs it; the call never gets an answer. */
-async function killedAt(point: TestHookPoint, call: Call, idempotencyKey: string, whilePaused?: () => Promise<void>): Promise<void> {
-  const api = await pausedApi(point);
-  const answer = send(api.baseUrl, call, idempotencyKey).then(
-    (res) => res,
-    (err: unknown) => err,
-  );
-  let early: unknown;
-  void answer.then((res) => (early = res));
-  try {
-    await waitFor(
-      async () => {
-        if (early && typeof early === 'object' && 'status' in early) throw new Error(`answered before pausing at ${point}: ${JSON.stringify(early)}`);
-        return api.process.output().includes('paused at test hook');
-      },
-      { timeoutMs: 60_000, describe: () => `the API to pause at ${point}\n${api.process.output()}` },
-    );
-  } catch (err) {
-    await api.process.kill();
-    throw err;
-  }
-  await whilePaused?.();
-  await api.process.kill();
-  // No answer: the connection died with the process (fetch's TypeError comes from another realm than this file's Error).
-  expect(await answer).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
-}
-
 const count = async (sql: string, replacements: Record<string, unknown>) =>
   Number((await t.ctx.sequelize.query<{ n: number }>(sql, { type: QueryTypes.SELECT, replacements }))[0]!.n);
 
 /** Killed after its commit: the retry replays the first answer, and the effect exists once. */
 async function expectReplayAfterCrash(call: Call, status: number): Promise<HttpResult> {
   const idempotencyKey = randomUUID();
-  await killedAt('idempotency:after-commit', call, idempotencyKey);
-  const retry = await send(t.api.baseUrl, call, idempotencyKey);
+  await killedAt(env, 'idempotency:after-commit', call, idempotencyKey);
+  const retry = await sendWithKey(t.api.baseUrl, call, idempotencyKey);
   expect(retry.status).toBe(status);
   expect(retry.headers.get('idempotent-replayed')).toBe('true');
   return retry;
 }
 
 /** A workspace with the fulfilment module on, 10 Blue mugs (15 USD) in its default warehouse. */
-async function mugShop(): Promise<{ ws: CreatedWorkspace; productId: string; variantId: string }> {
+async function mugShop(): Promise<{ ws: CreatedWorkspace; productId: string; productSlug: string; variantId: string }> {
   const ws = await t.ctx.createWorkspace();
   await switchFulfillment(t.api.baseUrl, ws.secretKey, true);
   const main = await createWarehouse(t.api.baseUrl, ws.secretKey, { name: 'Main' });
   const product = await createProduct(t.api.baseUrl, ws.secretKey, { name: 'Mug', type: 'physical', weight: 300, price: 10, currency: 'USD' });
   const variant = await createVariant(t.api.baseUrl, ws.secretKey, product.id, { name: 'Blue', priceDelta: 5 });
   await adjustStock(t.api.baseUrl, ws.secretKey, { variantId: variant.id, warehouseId: main.id, delta: 10, reason: 'initial_stock' });
-  return { ws, productId: product.id, variantId: variant.id };
+  return { ws, productId: product.id, productSlug: String(product.slug), variantId: variant.id };
 }
 
 const mugPurchase = (shop: { productId: string; variantId: string }) => ({
@@ -126,19 +72,34 @@ describe('an Idempotency-Key retry after the API was killed', () => {
     const shop = await mugShop();
     const call = { method: 'POST', path: CHECKOUT_SESSIONS, key: shop.ws.secretKey, body: { ...mugPurchase(shop), quantity: 2, amount: 3000 } };
     const idempotencyKey = randomUUID();
-    await killedAt('idempotency:before-commit', call, idempotencyKey, async () => {
-      expectError(await send(t.api.baseUrl, call, idempotencyKey), 409, 'IDEMPOTENCY_KEY_IN_USE');
+    await killedAt(env, 'idempotency:before-commit', call, idempotencyKey, async () => {
+      expectError(await sendWithKey(t.api.baseUrl, call, idempotencyKey), 409, 'IDEMPOTENCY_KEY_IN_USE');
     });
     expect(await sessionsOf(shop.ws.accountId)).toBe(0);
     expect(await reservedOf(shop.ws.accountId)).toBe(0);
-    const retry = await send(t.api.baseUrl, call, idempotencyKey);
+    const retry = await sendWithKey(t.api.baseUrl, call, idempotencyKey);
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await sessionsOf(shop.ws.accountId)).toBe(1);
     expect(await reservedOf(shop.ws.accountId)).toBe(2);
-    const again = await send(t.api.baseUrl, call, idempotencyKey);
+    const again = await sendWithKey(t.api.baseUrl, call, idempotencyKey);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(retry.body);
+  });
+
+  it('buy-now on the storefront: killed after commit, the retry replays the 201; one session, one reservation', async () => {
+    const shop = await mugShop();
+    const call = {
+      method: 'POST',
+      path: `/api/v1/storefront/public/${shop.ws.slug}/${shop.productSlug}/checkout`,
+      key: shop.ws.publishableKey,
+      body: { email: 'buyer@example.com', variantId: shop.variantId, quantity: 2, shippingAddress: { name: 'Budi', line1: 'Jl. Sudirman 1', city: 'Jakarta', country: 'ID' } },
+    };
+    const retry = await expectReplayAfterCrash(call, 201);
+    expect(await sessionsOf(shop.ws.accountId)).toBe(1);
+    const session = (retry.body.data as { checkoutSessionId: string }).checkoutSessionId;
+    expect(await count('SELECT count(*)::int AS n FROM checkout_sessions WHERE id = :session', { session })).toBe(1);
+    expect(await reservedOf(shop.ws.accountId)).toBe(2);
   });
 
   it('confirm: the retry replays the 200, not 409 INVALID_STATE; one completion start', async () => {

@@ -1,6 +1,11 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { QueryTypes } from 'sequelize';
+import { CheckoutSession } from '../../db/models';
 import { startPaymentSandbox, type PaymentSandbox, type SandboxOptions } from '../../lib/payment-provider/sandbox';
+import { createSession } from './checkout';
+import { http, type TestContext } from './context';
+import { waitFor } from './wait';
 
 /** The sandbox provider's two accounts in tests: live and test mode, each with its own key and callback token. */
 export const SANDBOX_LIVE = { secretKey: 'xnd_production_sandbox_live_key', callbackToken: `live-token-${'l'.repeat(32)}` };
@@ -52,4 +57,34 @@ export async function startCallbackReceiver(): Promise<{ url: string; received: 
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The payment module of the workspace of `key` switched on or off, through the API at `baseUrl`. */
+export async function switchPaymentModule(baseUrl: string, key: string, enabled: boolean): Promise<void> {
+  const res = await http(baseUrl, 'POST', '/api/v1/modules', { key, body: { module: 'payment', enabled } });
+  expect(res.status).toBe(200);
+}
+
+/** The form of the sandbox's hosted invoice page at `url`, posted as a buyer's browser would. */
+export const payForm = (url: string, form: Record<string, string>) => fetch(`${url}/pay`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+
+/**
+ * A new workspace with the payment module on, and a provider session created through `baseUrl` and paid by QRIS on
+ * the provider's page: completed, and the completion's recorded workflow start settled (the callback starts it
+ * right after its commit), so a snapshot taken now stays as it is.
+ */
+export async function paidProviderSession(ctx: TestContext, baseUrl: string) {
+  const ws = await ctx.createWorkspace();
+  await switchPaymentModule(baseUrl, ws.secretKey, true);
+  const created = await createSession(baseUrl, ws.secretKey, { paymentMethods: ['qris'] });
+  await payForm(created.hostedUrl as string, { channel: 'QRIS' });
+  await waitFor(async () => (await CheckoutSession.findByPk(created.id))?.status === 'completed');
+  await waitFor(async () => {
+    const [pending] = await ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_starts WHERE account_id = $1 AND started_at IS NULL', {
+      bind: [ws.accountId],
+      type: QueryTypes.SELECT,
+    });
+    return pending!.n === 0;
+  });
+  return { ws, created };
 }

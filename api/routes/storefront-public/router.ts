@@ -161,6 +161,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       status: 201,
       // With the fulfilment module on, a stock-tracked variant short of the quantity.
       errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
+      idempotencyScope: ({ params, auth }) => storefrontCheckout.tenantOf(params.merchantSlug, auth),
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
     })
     .add({
@@ -175,6 +176,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       status: 201,
       // With the fulfilment module on, a stock-tracked variant short of the quantity.
       errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
+      idempotencyScope: ({ params, auth }) => storefrontCheckout.tenantOf(params.merchantSlug, auth),
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),
     })
     .add({
