@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UniqueConstraintError, type Transaction } from 'sequelize';
 import { Customer, TestClock } from '../../db/models';
 import { emit } from '../../db/outbox';
@@ -34,6 +35,11 @@ async function checkTestClock(tx: Transaction, tenant: Tenant, testClock: string
   if (!clock) throw validationError(`testClock: no test clock ${testClock} in this workspace`, [{ field: 'testClock', message: 'no such test clock' }]);
 }
 
+/** The provider's idempotency key of a customer created under the merchant's `Idempotency-Key`. */
+function providerCustomerKey(tenant: Tenant, idempotencyKey: string): string {
+  return `cus_${createHash('sha256').update(`${tenant.accountId}:${tenant.environment}:customers:${idempotencyKey}`).digest('hex').slice(0, 32)}`;
+}
+
 /**
  * Customers. Local mode (no payment module): `cust_` ids, the e-mail required and unique, no events. Provider mode
  * (the payment module on, docs/decisions/payment-module.md): `cus_` ids, the customer created at the provider
@@ -44,7 +50,8 @@ export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, '
   const providers = createPaymentProviders(config);
 
   return {
-    async create(auth: AuthContext, input: CreateCustomerBody): Promise<CustomerDto> {
+    /** `idempotencyKey`: the request's, from which the provider's is derived, so a retry gets the provider's customer of the first attempt. */
+    async create(auth: AuthContext, input: CreateCustomerBody, idempotencyKey?: string): Promise<CustomerDto> {
       const tenant = tenantWhere(auth);
       const providerMode = auth.account.paymentEnabled;
       if (!providerMode && input.email === undefined) throw validationError('email: required (the payment module is off)', [{ field: 'email', message: 'required in local mode' }]);
@@ -54,17 +61,25 @@ export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, '
           await enforcePlanCap(tx, auth, 'customers');
           const fields = { ...tenant, email: input.email ?? null, name: input.name, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
           if (!providerMode) return toCustomerDto(await Customer.create({ id: newId('cust'), ...fields }, { transaction: tx }));
-          const id = newId('cus');
           // Made at the provider while the cap is held: a refusal there writes nothing here. Were our commit to
-          // fail after it, the provider keeps a customer nobody refers to, named by an id we never hand out.
+          // fail after it, the retry under the same Idempotency-Key asks again under the same provider key and is
+          // answered that customer, whose reference (the first attempt's id, never handed out) becomes ours.
+          // Without a key, the provider keeps a customer nobody refers to, named by an id we never hand out.
           let providerCustomer;
           try {
-            providerCustomer = await providers.forEnvironment(tenant.environment).createCustomer({ referenceId: id, email: fields.email, name: fields.name, metadata: fields.metadata });
+            providerCustomer = await providers.forEnvironment(tenant.environment).createCustomer({
+              referenceId: newId('cus'),
+              email: fields.email,
+              name: fields.name,
+              metadata: fields.metadata,
+              ...(idempotencyKey ? { idempotencyKey: providerCustomerKey(tenant, idempotencyKey) } : {}),
+            });
           } catch (err) {
             if (err instanceof ProviderError) throw new AppError('PARTNER_UNAVAILABLE', `The payment provider did not create the customer: ${err.message}`);
             throw err;
           }
-          const row = await Customer.create({ id, ...fields, providerCustomerId: providerCustomer.id }, { transaction: tx });
+          if (!providerCustomer.referenceId.startsWith('cus_')) throw new Error(`the provider answered a customer of reference ${providerCustomer.referenceId}, not one of ours`);
+          const row = await Customer.create({ id: providerCustomer.referenceId, ...fields, providerCustomerId: providerCustomer.id }, { transaction: tx });
           const dto = toCustomerDto(row);
           await emit(tx, tenant, 'customer.created', dto);
           return dto;

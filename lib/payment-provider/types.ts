@@ -14,6 +14,8 @@ export interface ProviderCustomerInput {
   email: string | null;
   name: string | null;
   metadata: Record<string, string>;
+  /** The provider's idempotency key; `referenceId` when not given. */
+  idempotencyKey?: string;
 }
 
 export interface ProviderCustomer {

@@ -166,7 +166,7 @@ export function createXenditProvider({ baseUrl, secretKey, callbackToken, timeou
           ...(input.email ? { email: input.email } : {}),
           ...(Object.keys(input.metadata).length ? { metadata: input.metadata } : {}),
         },
-        { 'api-version': '2020-10-31', 'idempotency-key': input.referenceId },
+        { 'api-version': '2020-10-31', 'idempotency-key': input.idempotencyKey ?? input.referenceId },
       );
       return { id: String(answer.id), referenceId: String(answer.reference_id ?? input.referenceId) };
     },

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentSandbox } from '../../lib/payment-provider/sandbox';
-import { CheckoutRefund } from '../../db/models';
+import { CheckoutRefund, Customer } from '../../db/models';
 import { CHECKOUT_SESSIONS, checkoutApiEnv } from '../helpers/checkout';
 import { createTestContext, type TestApi, type TestContext } from '../helpers/context';
 import { killedAt, sendWithKey } from '../helpers/crash-at-hook';
-import { paidProviderSession, sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
+import { paidProviderSession, sandboxEnv, startTestSandbox, switchPaymentModule } from '../helpers/payment-sandbox';
 
 /**
  * A provider refund under an Idempotency-Key with the API process SIGKILLed at the worst points. Before our commit the
@@ -60,5 +60,26 @@ describe('a provider refund retried after the API was killed', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(invoice.refunded).toBe(50_000);
     expect(await CheckoutRefund.count({ where: { checkoutSessionId: sessionId } })).toBe(1);
+  });
+});
+
+describe('a provider customer create retried after the API was killed', () => {
+  it('killed after the provider created it and before our commit: the retry keeps that customer, with the id the provider holds', async () => {
+    const ws = await ctx.createWorkspace();
+    await switchPaymentModule(api.baseUrl, ws.secretKey, true);
+    const email = `crash-${ws.accountId.toLowerCase()}@example.com`;
+    const call = { method: 'POST', path: '/api/v1/payment/customers', key: ws.secretKey, body: { email, name: 'Ana' } };
+    const atProvider = () => [...sandbox.customers.values()].filter((c) => c.email === email);
+    const idempotencyKey = randomUUID();
+    await killedAt(env, 'idempotency:before-commit', call, idempotencyKey);
+    expect(atProvider()).toHaveLength(1);
+    expect(await Customer.count({ where: { accountId: ws.accountId } })).toBe(0);
+
+    const retry = await sendWithKey(api.baseUrl, call, idempotencyKey);
+    expect(retry.status).toBe(201);
+    expect(atProvider()).toHaveLength(1);
+    const rows = await Customer.findAll({ where: { accountId: ws.accountId } });
+    expect(rows.map((row) => [row.id, row.providerCustomerId])).toEqual([[atProvider()[0]!.reference_id, atProvider()[0]!.id]]);
+    expect((retry.body.data as { id: string }).id).toBe(rows[0]!.id);
   });
 });

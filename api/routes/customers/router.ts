@@ -16,7 +16,7 @@ export function customersRouter(deps: RouteDeps) {
       response: Customer,
       status: 201,
       errors: ['QUOTA_EXCEEDED', 'PARTNER_UNAVAILABLE'],
-      handler: async ({ auth, body }) => ({ data: await customers.create(auth, body) }),
+      handler: async ({ auth, body, req }) => ({ data: await customers.create(auth, body, req.header('idempotency-key')) }),
     })
     .add({
       method: 'get',
