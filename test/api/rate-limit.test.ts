@@ -1,6 +1,8 @@
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { QueryTypes } from 'sequelize';
 import { counterOptions, SharedRateLimiter } from '../../api/middleware/rate-limit';
+import { createDatabase } from '../../db/connection';
+import { requireDatabaseUrl } from '../../lib/config';
 import { createTestContext, http, type TestContext } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
 import { expectError } from '../helpers/expect';
@@ -69,6 +71,57 @@ describe('per-workspace rate limit', () => {
 });
 
 describe('SharedRateLimiter', () => {
+  it('keeps the requests it held when the shared counter cannot be written, and counts them with the next', async () => {
+    // The store on a connection of its own, so that it alone can be cut (as a database restart would).
+    const applicationName = `rate-limit-cut-${process.pid}-${Date.now()}`;
+    const sequelize = createDatabase({ url: requireDatabaseUrl(ctx.config), poolMax: 1, applicationName });
+    try {
+      const store = new RateLimiterPostgres({ storeClient: sequelize, storeType: 'sequelize', ...counterOptions(`cut${Date.now()}:`, 1000) });
+      const limiter = new SharedRateLimiter(store);
+      let counted = 0;
+      await limiter.consume('k');
+      counted += 1;
+      const key = `${store.keyPrefix}:k`;
+      // The flush of the next four waits for the counter's row, held here, and its connection is cut while it waits.
+      let release!: () => void;
+      let holder!: Promise<void>;
+      const held = new Promise<void>((locked) => {
+        holder = ctx.sequelize.transaction(async (tx) => {
+          await ctx.sequelize.query('SELECT points FROM rate_limits WHERE key = :key FOR UPDATE', { replacements: { key }, transaction: tx });
+          locked();
+          await new Promise<void>((resolve) => (release = resolve));
+        });
+      });
+      await held;
+      for (let i = 0; i < 4; i += 1) await limiter.consume('k');
+      counted += 4;
+      await waitFor(async () => {
+        const cut = await ctx.sequelize.query<{ cut: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE application_name = :applicationName AND wait_event_type = 'Lock'`,
+          { type: QueryTypes.SELECT, replacements: { applicationName } },
+        );
+        return cut.length === 1 && cut[0]!.cut;
+      });
+      release();
+      await holder;
+      // The next request takes the exact path and adds what was held; one that meets the cut connection fails and is not counted.
+      await waitFor(async () => {
+        const ok = await limiter.consume('k').then(
+          () => true,
+          () => false,
+        );
+        if (ok) counted += 1;
+        return ok;
+      });
+      const points = async () => (await ctx.sequelize.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = :key', { type: QueryTypes.SELECT, replacements: { key } }))[0]?.points;
+      // Written by that request, or by the flush after it; one past the count fails below.
+      await waitFor(async () => ((await points()) ?? 0) >= counted, { timeoutMs: 5_000 });
+      expect(await points()).toBe(counted);
+    } finally {
+      await sequelize.close();
+    }
+  });
+
   it('forgets keys whose window has ended, so per-IP state does not grow without bound', async () => {
     const store = new RateLimiterPostgres({ storeClient: ctx.sequelize, storeType: 'sequelize', ...counterOptions(`sweep${Date.now()}:`, 5), duration: 1 });
     const limiter = new SharedRateLimiter(store);
