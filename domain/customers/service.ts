@@ -52,7 +52,7 @@ export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, '
         return await sequelize.transaction(async (tx) => {
           await checkTestClock(tx, tenant, input.testClock);
           await enforcePlanCap(tx, auth, 'customers');
-          const fields = { ...tenant, email: input.email ?? null, name: input.name, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
+          const fields = { ...tenant, email: input.email ?? null, name: input.name ?? null, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
           if (!providerMode) return toCustomerDto(await Customer.create({ id: newId('cust'), ...fields }, { transaction: tx }));
           const id = newId('cus');
           // Made at the provider while the cap is held: a refusal there writes nothing here. Were our commit to
