@@ -73,8 +73,9 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   query?: Q;
   params?: P extends z.ZodObject ? P : never;
   /**
-   * Also accept `multipart/form-data` (the form described by this schema, for the OpenAPI document). Such a
-   * body is left unread for the handler to stream from `req`; a JSON body still goes through `body`.
+   * Also accept `multipart/form-data` (the form described by this schema, for the OpenAPI document; a file part
+   * is a `binaryPart`, so generated clients send a Blob). Such a body is left unread for the handler to stream
+   * from `req`; a JSON body still goes through `body`.
    */
   multipart?: z.ZodType;
   /** Schema of `data` on success, for the OpenAPI document. */
@@ -345,7 +346,8 @@ export class ApiRouter {
       // Storefront routes resolve a merchant by slug (in the path or the body): an unknown one is 404.
       ...(endpoint.params || endpoint.access === 'storefront' ? (['RESOURCE_NOT_FOUND'] as const) : []),
       ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
-      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
+      // REQUEST_TIMEOUT: a body still arriving at the request deadline (api/middleware/deadline.ts).
+      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'] as const) : []),
       'RATE_LIMITED',
       'INTERNAL_ERROR',
       ...(endpoint.module ? (['fulfillment_module_disabled'] as const) : []),
@@ -391,6 +393,8 @@ export class ApiRouter {
                   description: 'Success',
                   content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
                 },
+        // A cached read answers a matching If-None-Match with its ETag and no body.
+        ...(endpoint.cacheSeconds !== undefined ? { 304: { description: 'Not modified: If-None-Match matched the ETag' } } : {}),
         ...errors,
       },
     });

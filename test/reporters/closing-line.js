@@ -5,7 +5,9 @@
 class ClosingLineReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
-    process.stdout.write(`jest: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped\n`);
+    // A file that fails outside its tests (an afterAll, such as the declared-statuses check) counts as one failure.
+    const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+    process.stdout.write(`jest: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
 
