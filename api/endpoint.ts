@@ -74,8 +74,9 @@ export interface Endpoint<B extends Schema, Q extends Schema, P extends Schema, 
   query?: Q;
   params?: P extends z.ZodObject ? P : never;
   /**
-   * Also accept `multipart/form-data` (the form described by this schema, for the OpenAPI document). Such a
-   * body is left unread for the handler to stream from `req`; a JSON body still goes through `body`.
+   * Also accept `multipart/form-data` (the form described by this schema, for the OpenAPI document; a file part
+   * is a `binaryPart`, so generated clients send a Blob). Such a body is left unread for the handler to stream
+   * from `req`; a JSON body still goes through `body`.
    */
   multipart?: z.ZodType;
   /** Schema of `data` on success, for the OpenAPI document. */
@@ -354,8 +355,14 @@ export class ApiRouter {
       ...(authenticated ? (['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'FORBIDDEN'] as const) : []),
       // Storefront routes resolve a merchant by slug (in the path or the body): an unknown one is 404.
       ...(endpoint.params || endpoint.access === 'storefront' ? (['RESOURCE_NOT_FOUND'] as const) : []),
+<<<<<<< HEAD
       ...(mutating || endpoint.idempotencyScope ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
+=======
+      ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
+      // REQUEST_TIMEOUT: a body still arriving at the request deadline (api/middleware/deadline.ts).
+      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'] as const) : []),
+>>>>>>> contract-gaps
       'RATE_LIMITED',
       'INTERNAL_ERROR',
       // The database went away under the request: nothing was changed (api/middleware/error-handler.ts).
@@ -403,6 +410,8 @@ export class ApiRouter {
                   description: 'Success',
                   content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
                 },
+        // A cached read answers a matching If-None-Match with its ETag and no body.
+        ...(endpoint.cacheSeconds !== undefined ? { 304: { description: 'Not modified: If-None-Match matched the ETag' } } : {}),
         ...errors,
       },
     });

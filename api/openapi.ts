@@ -8,6 +8,12 @@ export { isoTimestamp as Timestamp } from '../lib/text';
 /** A resource id in a path: ids are single-line ASCII, and PostgreSQL could not even compare a NUL. */
 export const pathId = singleLine({ min: 1, max: 100, trim: false });
 
+/**
+ * A file part of a multipart form: a binary string, which generated clients type as a Blob (OpenAPI 3.1 reads
+ * `contentMediaType`; 3.0 tools read `format: binary`).
+ */
+export const binaryPart = (description: string) => z.string().meta({ format: 'binary', contentMediaType: 'application/octet-stream', description });
+
 export const Meta = z
   .object({
     requestId: z.string().meta({ example: 'req_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),

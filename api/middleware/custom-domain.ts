@@ -4,6 +4,8 @@ import type { Sequelize } from 'sequelize';
 import { GLOBAL_STOREFRONT_SEGMENTS, slugOfCustomDomain } from '../../domain/storefront/merchant';
 
 const PUBLIC_PREFIX = '/api/v1/storefront/public/';
+/** The public root with or without its trailing slash: both are the landing on a custom domain. */
+const PUBLIC_ROOT = /^\/api\/v1\/storefront\/public(?:\/|(?=\?)|$)/;
 
 /**
  * On a workspace's custom domain the public storefront paths leave out the merchant slug
@@ -13,12 +15,13 @@ const PUBLIC_PREFIX = '/api/v1/storefront/public/';
  */
 export function customDomainRewrite(sequelize: Sequelize, ownHostname: string): RequestHandler {
   return async (req, _res, next) => {
-    if (!req.url.startsWith(PUBLIC_PREFIX)) return next();
+    const root = PUBLIC_ROOT.exec(req.url);
+    if (!root) return next();
     const host = req.hostname?.toLowerCase();
     if (!host || host === ownHostname || host === 'localhost' || isIP(host)) return next();
     const slug = await slugOfCustomDomain(sequelize, host);
     if (!slug) return next();
-    const rest = req.url.slice(PUBLIC_PREFIX.length);
+    const rest = req.url.slice(root[0].length);
     const first = rest.split(/[/?]/, 1)[0] ?? '';
     if (GLOBAL_STOREFRONT_SEGMENTS.has(first) || first === slug) return next();
     req.url = `${PUBLIC_PREFIX}${slug}${rest === '' || rest.startsWith('?') ? rest : `/${rest}`}`;

@@ -7,7 +7,7 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
   declare accountId: string;
   declare environment: Environment;
   declare email: string | null;
-  declare name: string;
+  declare name: string | null;
   declare metadata: CreationOptional<Record<string, string>>;
   declare testClockId: CreationOptional<string | null>;
   /** The provider's customer (provider mode, `cus_` ids). */
@@ -20,7 +20,7 @@ export class Customer extends Model<InferAttributes<Customer>, InferCreationAttr
       {
         ...tenantColumns,
         email: DataTypes.TEXT,
-        name: { type: DataTypes.TEXT, allowNull: false },
+        name: DataTypes.TEXT,
         metadata: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
         testClockId: DataTypes.TEXT,
         providerCustomerId: DataTypes.TEXT,

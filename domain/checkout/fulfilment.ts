@@ -63,11 +63,14 @@ export function planCheckoutFulfilment(session: Pick<CheckoutSession, 'discountI
 }
 
 /**
- * How the session came to be `completed`, for `checkout.completed`'s `metadata.source`. In local mode (the only
- * backend so far) every completion is the merchant's confirm of a `pending_review` session; the provider
- * backend will record its own source on the session when it completes one.
+ * How the session came to be `completed`, for `checkout.completed`'s `metadata.source` (docs/decisions/checkout.md).
+ * The backend, fixed at creation, says it: a local session completes only by the merchant's confirm of
+ * `pending_review` (document 2: `manual_confirm`); a provider session never reaches `pending_review` and completes
+ * only by the provider's paid callback (`payment_provider`, our choice: the spec names no value for it).
  */
-const COMPLETION_SOURCE = 'manual_confirm';
+export function completionSource(session: Pick<CheckoutSession, 'backend'>): 'manual_confirm' | 'payment_provider' {
+  return session.backend === 'provider' ? 'payment_provider' : 'manual_confirm';
+}
 
 /** The field a step was planned for; a step run on a session without it is a bug, not a no-op. */
 function planned<T>(value: T | null, step: string, session: CheckoutSession): T {
@@ -136,7 +139,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
       }
       case FULFILMENT_STEPS.completedEvent: {
         const dto = toCheckoutSessionDto(session, { hostedUrl: (s) => s.providerInvoiceUrl ?? hostedCheckoutUrl(config.PUBLIC_BASE_URL, s.id) });
-        const event = await emit(tx, tenant, 'checkout.completed', { ...dto, metadata: { ...session.metadata, source: COMPLETION_SOURCE } });
+        const event = await emit(tx, tenant, 'checkout.completed', { ...dto, metadata: { ...session.metadata, source: completionSource(session) } });
         return { eventId: event.id };
       }
       case FULFILMENT_STEPS.receipt: {

@@ -5,13 +5,15 @@ import { connectionOf } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import { validationError, type ErrorDetail } from '../../lib/errors';
 import { toSmallestUnit } from '../../lib/money';
-import { validateDiscount, type DiscountRefusal } from '../discounts/validate';
+import type { PricedLine } from '../discounts/amount';
+import { validateDiscount, type DiscountRefusal, type DiscountValidation } from '../discounts/validate';
 import { resolveCartVariants, unitPriceOf } from '../inventory/cart-variants';
 
 /**
- * Prices a cart from the catalogue for every checkout that sells products (storefront buy-now and cart, manual
- * checkout): the request names products and quantities, never prices. Nothing here writes; every refusal is a
- * `400 VALIDATION_ERROR` whose details name the item (docs/decisions/storefront-checkout.md, Pricing).
+ * The one cart pricing (`priceCartLines`), for every checkout that sells products (storefront buy-now and cart,
+ * manual checkout) and for the public discount quote, so a quoted discount is the one charged: the request names
+ * products and quantities, never prices. Nothing here writes; every refusal is a `400 VALIDATION_ERROR` whose
+ * details name the item (docs/decisions/storefront-checkout.md, Pricing).
  */
 
 /** Lines per cart and units per line, the same bounds as the public discount quote (docs/decisions/discounts.md). */
@@ -39,18 +41,32 @@ export interface PriceCartInput {
  */
 export type CouponRefusal = DiscountRefusal | 'SHIPPING_NOT_CHARGED' | 'NOTHING_TO_PAY';
 
-export interface PricedCart {
+/** A cart priced from the catalogue, before any coupon. */
+export interface PricedLines {
   currency: Currency;
   /** In request order, keyed '1', '2', …; amounts in the currency's smallest unit at list price. */
   lines: CheckoutLineItem[];
   subtotal: number;
-  discount: { id: string; code: string; amount: number } | null;
-  /** subtotal − discount, at least 1. */
-  total: number;
   /** A line is a physical product: the buyer must give a shipping address. */
   requiresShipping: boolean;
   /** The catalogue rows priced, by id. */
   products: Map<string, CartProduct>;
+}
+
+export interface PricedCart extends PricedLines {
+  discount: { id: string; code: string; amount: number } | null;
+  /** subtotal − discount, at least 1. */
+  total: number;
+}
+
+export interface QuoteInput {
+  code: string;
+  items: CheckoutCartItem[];
+  customerEmail?: string | null;
+  customerId?: string | null;
+  /** Smallest unit; what the shipping types discount (checkout charges none: absent, 0). */
+  shippingAmount?: number;
+  now?: Date;
 }
 
 export interface PriceCartOptions {
@@ -99,10 +115,16 @@ function repeatIssue(firstIndex: Map<string, number>, key: string, i: number, fi
   return { field: field(i, 'productId'), message: `repeats ${field(earlier, 'productId')}: send one item with the total quantity` };
 }
 
-export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, input: PriceCartInput, options: PriceCartOptions = {}): Promise<PricedCart> {
-  const [sequelize, transaction] = db instanceof Transaction ? [connectionOf(db), db] : [db, undefined];
+const connection = (db: Sequelize | Transaction): [Sequelize, Transaction | undefined] => (db instanceof Transaction ? [connectionOf(db), db] : [db, undefined]);
+
+/**
+ * The cart's lines from the catalogue: each line's unit price converted to the smallest unit first, then times the
+ * quantity (exact: whole-unit integers, no division), so the line amounts, the subtotal and every discount computed
+ * on them are the same wherever the cart is priced.
+ */
+export async function priceCartLines(db: Sequelize | Transaction, tenant: Tenant, items: CheckoutCartItem[], options: PriceCartOptions = {}): Promise<PricedLines> {
+  const [sequelize, transaction] = connection(db);
   const field = options.itemField ?? defaultItemField;
-  const { items } = input;
 
   const shapeIssues = itemIssues(items, field);
   if (shapeIssues.length > 0) refuse(shapeIssues);
@@ -150,40 +172,42 @@ export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, inp
   const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
   if (!Number.isSafeInteger(subtotal)) refuse([{ field: 'items', message: 'the total is larger than a checkout can hold' }]);
 
-  const discount = input.couponCode ? await applyCoupon(sequelize, tenant, input, lines, subtotal, transaction) : null;
-  return {
-    currency,
-    lines,
-    subtotal,
-    discount,
-    total: subtotal - (discount?.amount ?? 0),
-    requiresShipping: lines.some((line) => products.get(line.productId!)!.type === 'physical'),
-    products,
-  };
+  return { currency, lines, subtotal, requiresShipping: lines.some((line) => products.get(line.productId!)!.type === 'physical'), products };
+}
+
+/** The code checked against the priced lines themselves, each with its product's tags (for tag scopes). */
+function quoteOn(sequelize: Sequelize, tenant: Tenant, cart: PricedLines, input: Omit<QuoteInput, 'items'>, transaction?: Transaction): Promise<DiscountValidation> {
+  const lines: PricedLine[] = cart.lines.map((line) => ({ productId: line.productId!, tags: cart.products.get(line.productId!)!.tags, amount: line.amount }));
+  return validateDiscount(
+    sequelize,
+    { tenant, code: input.code, cart: { currency: cart.currency, lines }, customerEmail: input.customerEmail ?? null, customerId: input.customerId ?? null, shippingAmount: input.shippingAmount, now: input.now },
+    transaction,
+  );
+}
+
+/** The public discount quote: the cart priced as a checkout of it is, then the code checked on those lines. */
+export async function quoteDiscount(db: Sequelize | Transaction, tenant: Tenant, input: QuoteInput, options: PriceCartOptions = {}): Promise<DiscountValidation> {
+  const [sequelize, transaction] = connection(db);
+  return quoteOn(sequelize, tenant, await priceCartLines(db, tenant, input.items, options), input, transaction);
+}
+
+/** A checkout's price: the cart's lines and the coupon's discount on them. */
+export async function priceCart(db: Sequelize | Transaction, tenant: Tenant, input: PriceCartInput, options: PriceCartOptions = {}): Promise<PricedCart> {
+  const cart = await priceCartLines(db, tenant, input.items, options);
+  const discount = input.couponCode ? await applyCoupon(db, tenant, { ...input, code: input.couponCode }, cart) : null;
+  return { ...cart, discount, total: cart.subtotal - (discount?.amount ?? 0) };
 }
 
 /**
  * A code that does not apply refuses the checkout (as Stripe refuses an inapplicable promotion code) rather
  * than charging the buyer a price they did not expect; the reason is in the details.
  */
-async function applyCoupon(sequelize: Sequelize, tenant: Tenant, input: PriceCartInput, lines: CheckoutLineItem[], subtotal: number, transaction?: Transaction) {
-  const code = input.couponCode!;
+async function applyCoupon(db: Sequelize | Transaction, tenant: Tenant, input: Omit<QuoteInput, 'items'>, cart: PricedLines) {
+  const [sequelize, transaction] = connection(db);
   const couponIssue = (reason: CouponRefusal, message: string): never => refuse([{ field: 'couponCode', message, reason }]);
-  const quote = await validateDiscount(
-    sequelize,
-    {
-      tenant,
-      code,
-      // The variants as resolved, so the quote prices the lines the buyer is charged for.
-      items: lines.map(({ productId, variantId, quantity }) => ({ productId: productId!, variantId, quantity })),
-      customerEmail: input.customerEmail ?? null,
-      customerId: input.customerId ?? null,
-      now: input.now,
-    },
-    transaction,
-  );
+  const quote = await quoteOn(sequelize, tenant, cart, input, transaction);
   if (!quote.valid) return couponIssue(quote.reason, `the code does not apply to this checkout (${quote.reason})`);
   if (quote.appliesToShipping) return couponIssue('SHIPPING_NOT_CHARGED', 'a shipping discount, and this checkout charges no shipping');
-  if (subtotal - quote.discountAmount < 1) return couponIssue('NOTHING_TO_PAY', 'the discount would leave nothing to pay, and a checkout collects a payment');
+  if (cart.subtotal - quote.discountAmount < 1) return couponIssue('NOTHING_TO_PAY', 'the discount would leave nothing to pay, and a checkout collects a payment');
   return { id: quote.discountId, code: quote.code, amount: quote.discountAmount };
 }

@@ -77,7 +77,8 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
         referralCode: buyer.referralCode ?? null,
         successUrl: buyer.successUrl ?? null,
         cancelUrl: buyer.cancelUrl ?? null,
-        metadata: buyer.metadata ?? {},
+        // The code is also visible to the merchant and in the session's events; the field wins over a same-named key.
+        metadata: { ...buyer.metadata, ...(buyer.referralCode ? { referralCode: buyer.referralCode } : {}) },
       }, undefined, { providerInvoices });
     });
     await startRecordedNow(deps, workflowId);

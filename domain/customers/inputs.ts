@@ -10,7 +10,7 @@ const metadata = stringMap({ keyMax: 40, maxKeys: 50, value: singleLine({ max: 5
 export const CreateCustomerBody = z
   .strictObject({
     email: emailAddress().optional().meta({ description: 'Required in local mode, where it is unique per workspace and environment exactly as given; optional and not unique in provider mode (payment module on)' }),
-    name: singleLine({ min: 1, max: 255 }),
+    name: singleLine({ min: 1, max: 255 }).optional(),
     metadata: metadata.optional(),
     testClock: z.string().regex(/^clock_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a clock_ id').optional().meta({ description: 'Test environment only: the test clock this customer lives on' }),
   })

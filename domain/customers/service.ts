@@ -59,7 +59,7 @@ export function createCustomerService({ sequelize, config }: Pick<ServiceDeps, '
         return await sequelize.transaction(async (tx) => {
           await checkTestClock(tx, tenant, input.testClock);
           await enforcePlanCap(tx, auth, 'customers');
-          const fields = { ...tenant, email: input.email ?? null, name: input.name, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
+          const fields = { ...tenant, email: input.email ?? null, name: input.name ?? null, metadata: input.metadata ?? {}, testClockId: input.testClock ?? null };
           if (!providerMode) return toCustomerDto(await Customer.create({ id: newId('cust'), ...fields }, { transaction: tx }));
           // Made at the provider while the cap is held: a refusal there writes nothing here. Were our commit to
           // fail after it, the retry under the same Idempotency-Key asks again under the same provider key and is

@@ -1,18 +1,15 @@
 import { col, fn, Op, where, type Sequelize, type Transaction } from 'sequelize';
-import { readCartProducts } from '../../db/cart-products';
 import { countCustomerRedemptions } from '../../db/discounts';
 import { DiscountCode, type Currency, type DiscountType } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
-import { validationError, type ErrorDetail } from '../../lib/errors';
-import { toSmallestUnit } from '../../lib/money';
-import { resolveCartVariants, unitPriceOf } from '../inventory/cart-variants';
 import { discountAmount, lineIsEligible, type PricedLine } from './amount';
 import { SHIPPING_TYPES } from './inputs';
 
 /**
- * The one discount validation, for the public validate-discount route and every checkout: the code and the
- * cart's products are read from the database (prices and tags never come from the request), then the checks
- * run in document 1's order and the first failing one is the answer (docs/decisions/discounts.md).
+ * The one discount validation, for the public validate-discount route and every checkout: the cart comes priced
+ * by the one cart pricing (`priceCartLines`, domain/checkout/pricing.ts), so a quote and a checkout of the same
+ * cart see the same amounts; the code is read from the database, then the checks run in document 1's order and
+ * the first failing one is the answer (docs/decisions/discounts.md).
  */
 
 /** Why a code does not apply, in the order the checks run (CURRENCY_MISMATCH is ours, between 4 and 5). */
@@ -29,18 +26,11 @@ export const DISCOUNT_REFUSALS = [
 ] as const;
 export type DiscountRefusal = (typeof DISCOUNT_REFUSALS)[number];
 
-export interface CartItem {
-  productId: string;
-  variantId?: string | null;
-  quantity: number;
-}
-
 export interface DiscountValidationInput {
   tenant: Tenant;
   code: string;
-  items: CartItem[];
-  /** What the client computed; the catalogue's subtotal is used instead (it is only ever informative). */
-  subtotalAmount?: number;
+  /** The cart as the catalogue prices it: lines in the smallest unit, with their products' tags for tag scopes. */
+  cart: { currency: Currency; lines: PricedLine[] };
   customerEmail?: string | null;
   customerId?: string | null;
   /** Smallest unit; what shipping types discount. Absent: 0. */
@@ -63,29 +53,9 @@ export type DiscountValidation =
     }
   | { valid: false; code: string; reason: DiscountRefusal };
 
-/** Prices the cart from the catalogue; a line the buyer cannot buy is a malformed request (400), not a refusal. */
-async function priceCart(sequelize: Sequelize, tenant: Tenant, items: CartItem[], transaction?: Transaction): Promise<{ lines: PricedLine[]; currency: Currency }> {
-  const products = await readCartProducts(sequelize, tenant, [...new Set(items.map((item) => item.productId))], transaction);
-  const issues: ErrorDetail[] = [];
-  items.forEach((item, i) => {
-    if (!products.has(item.productId)) issues.push({ field: `items.${i}.productId`, message: 'no published product with this id in this store' });
-  });
-  // The variant priced as checkout prices it: the one named (an active variant of the product), else the default.
-  const { variants, issues: variantIssues } = await resolveCartVariants(sequelize, tenant, items, products, (i) => `items.${i}.variantId`, transaction);
-  issues.push(...variantIssues);
-  const currencies = new Set([...products.values()].map((p) => p.currency));
-  if (issues.length === 0 && currencies.size > 1) issues.push({ field: 'items', message: 'all products of a cart must share one currency' });
-  if (issues.length > 0) throw validationError(`${issues[0]!.field}: ${issues[0]!.message}`, issues);
-  const lines = items.map((item, i) => {
-    const product = products.get(item.productId)!;
-    return { productId: product.id, tags: product.tags, amount: toSmallestUnit(unitPriceOf(product, variants[i] ?? null) * item.quantity, product.currency) };
-  });
-  return { lines, currency: [...currencies][0]! };
-}
-
 export async function validateDiscount(sequelize: Sequelize, input: DiscountValidationInput, transaction?: Transaction): Promise<DiscountValidation> {
   const now = input.now ?? new Date();
-  const { lines, currency } = await priceCart(sequelize, input.tenant, input.items, transaction);
+  const { lines, currency } = input.cart;
   const discount = await DiscountCode.findOne({
     // lower(code) is what the unique index holds, so this is an index lookup.
     where: { ...tenantWhere(input.tenant), [Op.and]: [where(fn('lower', col('code')), input.code.toLowerCase())] },

@@ -11,8 +11,9 @@ import type { UpdateManualOrderBody } from './inputs';
  * - fulfilment: forward in the order preparing → ready_to_ship → shipped → delivered, steps may be skipped;
  *   the only backward move is ready_to_ship → preparing (the parcel has not left). `shipped` and `delivered`
  *   are facts the buyer was told, so nothing goes back from them. A canceled order's fulfilment does not move.
- * - a move to the state the order is already in is refused like any other: a repeated confirmation or
- *   shipment must not look as if it happened (and mailed the buyer) twice.
+ * - a payment move to the status the order already has is refused: a repeated confirmation must not look as if
+ *   it happened (and mailed the buyer) twice. A fulfilment status equal to the current one is no move at all
+ *   (document 1: PATCH sets "that value"): a `200` that stamps and mails nothing.
  *
  * Every refusal is `409 INVALID_STATE` naming the current state (in the message and in `details`).
  */
@@ -49,7 +50,6 @@ function paymentMove(order: OrderState, to: ManualPaymentStatus): void {
 function fulfilmentMove(order: OrderState, paymentAfter: ManualPaymentStatus, to: ManualFulfillmentStatus): void {
   const from: ManualFulfillmentStatus = order.fulfillmentStatus;
   if (paymentAfter === 'canceled') throw refused(order, `is ${order.paymentStatus === 'canceled' ? 'canceled' : 'being canceled'}: a canceled order's fulfilment does not move`);
-  if (from === to) throw refused(order, `is already ${from}`);
   if (FULFILMENT_RANK[to] < FULFILMENT_RANK[from] && !BACKWARD_ALLOWED.has(`${from}>${to}`)) {
     throw refused(order, `is ${from}: it cannot go back to ${to} (only ready_to_ship may go back to preparing)`);
   }
@@ -71,7 +71,7 @@ export function planOrderUpdate(order: OrderState, input: UpdateManualOrderBody,
       fields.canceledAt = now;
     }
   }
-  if (input.fulfillmentStatus !== undefined) {
+  if (input.fulfillmentStatus !== undefined && input.fulfillmentStatus !== order.fulfillmentStatus) {
     fulfilmentMove(order, fields.paymentStatus ?? order.paymentStatus, input.fulfillmentStatus);
     fields.fulfillmentStatus = input.fulfillmentStatus;
     if (input.fulfillmentStatus === 'shipped') {

@@ -6,8 +6,9 @@ import { productReadStatement, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
+import { quoteDiscount, type CheckoutCartItem } from '../checkout/pricing';
 import { toPublicDiscountCode, type DiscountCodeRow } from '../discounts/dto';
-import { validateDiscount, type CartItem, type DiscountValidation } from '../discounts/validate';
+import type { DiscountValidation } from '../discounts/validate';
 import { toProductDto, type ProductDto } from '../products/dto';
 import type { ServiceDeps } from '../service-deps';
 import { findMerchant, resolveStorefront, type Merchant } from './merchant';
@@ -148,9 +149,9 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
     },
 
     /** Quotes a code for a cart; the public route sends no buyer identity, so the per-customer limit waits for checkout. */
-    async validateDiscount(slugOrHost: string, auth: AuthContext | undefined, input: { code: string; items: CartItem[]; subtotalAmount?: number }): Promise<DiscountValidation> {
+    async validateDiscount(slugOrHost: string, auth: AuthContext | undefined, input: { code: string; items: CheckoutCartItem[] }): Promise<DiscountValidation> {
       const { tenant } = await resolveStorefront(sequelize, slugOrHost, auth);
-      return validateDiscount(sequelize, { tenant, ...input });
+      return quoteDiscount(sequelize, tenant, input);
     },
 
     async discountCodes(slugOrHost: string, auth: AuthContext | undefined) {

@@ -50,7 +50,7 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
       businessKey: `subscription_payment_failed:${invoice.id}:${attemptCount}`,
       to: customer.email,
       data: {
-        buyerName: customer.name.slice(0, 200),
+        ...(customer.name ? { buyerName: customer.name.slice(0, 200) } : {}),
         invoiceNumber: invoice.number,
         description: (plan?.name ?? 'Subscription').slice(0, 300),
         currency: invoice.currency as 'IDR',

@@ -5,7 +5,7 @@ import { expectError } from '../helpers/expect';
 const t = useTestApi();
 const CUSTOMERS = '/api/v1/payment/customers';
 
-type CustomerDto = { id: string; accountId: string; email: string | null; name: string; metadata: Record<string, string>; testClock: string | null; createdAt: string; updatedAt: string };
+type CustomerDto = { id: string; accountId: string; email: string | null; name: string | null; metadata: Record<string, string>; testClock: string | null; createdAt: string; updatedAt: string };
 type Page = { data: CustomerDto[]; meta: { page: { nextCursor: string | null } } };
 
 const countCustomers = (accountId: string) => Customer.count({ where: { accountId } });
@@ -28,6 +28,24 @@ describe('POST /v1/payment/customers', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
+  });
+
+  it('creates a customer from the e-mail alone: the name is optional (document 2) and reads back null', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const res = await http<{ data: CustomerDto }>(t.api.baseUrl, 'POST', CUSTOMERS, { key: ws.secretKey, body: { email: 'nameless@example.com' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ email: 'nameless@example.com', name: null, metadata: {} });
+    const read = await http<{ data: CustomerDto }>(t.api.baseUrl, 'GET', `${CUSTOMERS}/${res.body.data.id}`, { key: ws.secretKey });
+    expect(read.body.data.name).toBeNull();
+    expect(await countCustomers(ws.accountId)).toBe(1);
+  });
+
+  it('documents the name as optional and nullable in the OpenAPI document', async () => {
+    type Schema = { required?: string[]; properties: Record<string, { type?: unknown; anyOf?: Array<{ type?: string }> }> };
+    const doc = await http<{ components: { schemas: Record<string, Schema> } }>(t.api.baseUrl, 'GET', '/api/openapi.json');
+    const { CreateCustomerBody, Customer: customer } = doc.body.components.schemas;
+    expect(CreateCustomerBody!.required ?? []).not.toContain('name');
+    expect(JSON.stringify(customer!.properties.name)).toContain('null');
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { DiscountCode, DiscountRedemption } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { redeemDiscount, type Redemption } from '../../domain/discounts/redeem';
-import { validateDiscount } from '../../domain/discounts/validate';
+import { quoteDiscount } from '../../domain/checkout/pricing';
 import { AppError } from '../../lib/errors';
 import { useTestApi } from '../helpers/context';
 import { createDiscountCode, createProduct } from '../helpers/discounts';
@@ -74,7 +74,7 @@ describe('redeemDiscount', () => {
   it('feeds the validation’s per-customer check: prior uses by e-mail reach the limit, other buyers and anonymous quotes pass', async () => {
     const { tenant, code, productId, redeem } = await setup({ maxUsesPerCustomer: 2 });
     const check = (who: { customerEmail?: string; customerId?: string }) =>
-      validateDiscount(t.ctx.sequelize, { tenant, code: code.code, items: [{ productId, quantity: 1 }], ...who });
+      quoteDiscount(t.ctx.sequelize, tenant, { code: code.code, items: [{ productId, quantity: 1 }], ...who });
     await redeem({ reference: 'cs_1', customerEmail: 'buyer@example.com', amount: 1 });
     expect(await check({ customerEmail: 'BUYER@example.com' })).toMatchObject({ valid: true });
     await redeem({ reference: 'cs_2', customerEmail: 'buyer@example.com', amount: 1 });

@@ -1,7 +1,7 @@
 import { DiscountCode } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { percentOf } from '../../domain/discounts/amount';
-import { validateDiscount, type CartItem } from '../../domain/discounts/validate';
+import { quoteDiscount, type CheckoutCartItem as CartItem } from '../../domain/checkout/pricing';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
 import { createDiscountCode, createProduct, discountSnapshot } from '../helpers/discounts';
 import { expectError } from '../helpers/expect';
@@ -121,7 +121,7 @@ describe('POST /v1/storefront/public/validate-discount: amounts', () => {
     const cart = [{ productId: s.book, quantity: 1 }];
     await expectQuote(s, 'SHIPHALF', cart, { valid: true, appliesToShipping: true, discountAmount: 0 });
     await expectQuote(s, 'SHIP20K', cart, { valid: true, appliesToShipping: true, discountAmount: 0 });
-    const withShipping = (c: string, shippingAmount: number) => validateDiscount(t.ctx.sequelize, { tenant: s.tenant, code: c, items: cart, shippingAmount });
+    const withShipping = (c: string, shippingAmount: number) => quoteDiscount(t.ctx.sequelize, s.tenant, { code: c, items: cart, shippingAmount });
     expect(await withShipping('SHIPHALF', 15_001)).toMatchObject({ valid: true, discountAmount: 7_501 });
     expect(await withShipping('SHIP20K', 15_000)).toMatchObject({ valid: true, discountAmount: 15_000 });
     expect(await withShipping('SHIP20K', 30_000)).toMatchObject({ valid: true, discountAmount: 20_000 });
@@ -196,7 +196,7 @@ describe('POST /v1/storefront/public/validate-discount: reasons', () => {
          VALUES ('dred_' || md5(random()::text), :accountId, 'live', :id, 'cs_earlier', 'buyer@example.com', 1)`,
         { replacements: { accountId: s.accountId, id: created.id } },
       );
-      const result = await validateDiscount(t.ctx.sequelize, { tenant: s.tenant, code: created.code, items: cart(), customerEmail: 'Buyer@Example.com' });
+      const result = await quoteDiscount(t.ctx.sequelize, s.tenant, { code: created.code, items: cart(), customerEmail: 'Buyer@Example.com' });
       expect({ body, reason: result.valid ? 'valid' : result.reason }).toEqual({ body, reason });
     }
   });
@@ -246,6 +246,6 @@ describe('POST /v1/storefront/public/validate-discount: requests', () => {
   });
 
   it('is the domain’s one function: a cart error is an AppError there too', async () => {
-    await expect(validateDiscount(t.ctx.sequelize, { tenant: s.tenant, code: 'ANY', items: [{ productId: 'prod_x', quantity: 1 }] })).rejects.toBeInstanceOf(AppError);
+    await expect(quoteDiscount(t.ctx.sequelize, s.tenant, { code: 'ANY', items: [{ productId: 'prod_x', quantity: 1 }] })).rejects.toBeInstanceOf(AppError);
   });
 });

@@ -284,12 +284,24 @@ describe('PATCH /v1/manual-orders/:id: fulfilment', () => {
     ['shipped → ready_to_ship', ['shipped'], 'ready_to_ship', 'shipped', /is shipped: it cannot go back to ready_to_ship/],
     ['delivered → shipped', ['shipped', 'delivered'], 'shipped', 'delivered', /is delivered: it cannot go back to shipped/],
     ['delivered → preparing', ['delivered'], 'preparing', 'delivered', /is delivered: it cannot go back/],
-    ['shipped → shipped (a second shipment)', ['shipped'], 'shipped', 'shipped', /is already shipped/],
-    ['preparing → preparing', [], 'preparing', 'preparing', /is already preparing/],
   ])('refuses %s: 409 INVALID_STATE naming the current state, writing nothing', async (_case, path, to, current, message) => {
     const order = await placed();
     for (const step of path) expect((await patch(order.key, order.id, { fulfillmentStatus: step })).status).toBe(200);
     await expectRefusedMove(order, { fulfillmentStatus: to }, { paymentStatus: 'awaiting_payment', fulfillmentStatus: current }, message);
+  });
+
+  it('answers the current status asked again with 200 and changes nothing: preparing → preparing, shipped → shipped (no second stamp or e-mail)', async () => {
+    const order = await placed();
+    const same = await patch(order.key, order.id, { fulfillmentStatus: 'preparing' });
+    expect(same.status).toBe(200);
+    expect(same.body.data).toMatchObject({ paymentStatus: 'awaiting_payment', fulfillmentStatus: 'preparing', shippedAt: null, deliveredAt: null });
+
+    const shipped = await patch(order.key, order.id, { fulfillmentStatus: 'shipped' });
+    const again = await patch(order.key, order.id, { fulfillmentStatus: 'shipped', trackingNumber: 'JNE999' });
+    expect(again.status).toBe(200);
+    // The body's other fields still apply; the shipment is not stamped or mailed twice.
+    expect(again.body.data).toMatchObject({ fulfillmentStatus: 'shipped', trackingNumber: 'JNE999', shippedAt: shipped.body.data.shippedAt });
+    expect(await emailsOf(order.ws.accountId, 'shipping_notification')).toHaveLength(1);
   });
 });
 

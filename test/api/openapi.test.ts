@@ -1,7 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { EVENT_TYPES } from '../../lib/event-types';
 import { http, useTestApi } from '../helpers/context';
+import { watchDeclaredStatuses } from '../helpers/declared-statuses';
 
 const t = useTestApi();
 
@@ -179,6 +182,43 @@ describe('OpenAPI', () => {
       for (const [method, op] of Object.entries(operations)) expect([method, path, op.responses['409']?.description]).toEqual([method, path, expect.stringContaining('fulfillment_module_disabled')]);
     }
     expect(doc.paths['/v1/inventory/warehouses/{id}']!.patch!.responses['404']!.description).toContain('NOT_FOUND');
+  });
+
+  it('declares the licence activation refusals (422) and the cached reads’ 304', async () => {
+    const doc = await document();
+    expect(doc.paths['/v1/storefront/licenses/{key}/activate']!.post!.responses['422']!.description).toBe('SUBSCRIPTION_INACTIVE, ACTIVATION_LIMIT_REACHED');
+    expect(doc.paths['/v1/storefront/public/{merchantSlug}']!.get!.responses['304']).toBeDefined();
+    expect(doc.paths['/v1/storefront/products']!.post!.responses['304']).toBeUndefined();
+  });
+
+  it('declares the upload’s file part as binary, so generated clients send a Blob', async () => {
+    const doc = await document();
+    const body = doc.paths['/v1/storefront/products/{id}/files']!.post!.requestBody as unknown as { content: Record<string, { schema: { $ref: string } }> };
+    expect(body.content['multipart/form-data']!.schema.$ref).toBe('#/components/schemas/UploadProductFileForm');
+    const form = doc.components.schemas.UploadProductFileForm!;
+    expect(form.required).toEqual(['file']);
+    expect(form.properties!.file).toMatchObject({ type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' });
+  });
+
+  it('has a check that fails a test file whose API answered a status its operation does not declare', async () => {
+    // A stand-in API: the check sees real responses on a real socket, and only the document's operations.
+    const server = createServer((req, res) => {
+      res.statusCode = req.url === '/api/v1/things/t1' ? 422 : 200;
+      res.end();
+    });
+    const statuses = watchDeclaredStatuses(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/api/v1/things/t1', '/api/v1/things/t2', '/api/v1/things/mine', '/api/v1/unknown', '/api/openapi.json']) await (await fetch(`${base}${path}`)).text();
+      await (await fetch(`${base}/api/v1/things/t1`, { method: 'DELETE' })).text();
+    } finally {
+      server.close();
+    }
+    const declared = { responses: { 200: {}, 404: {} } };
+    const paths = { '/v1/things/{id}': { get: declared }, '/v1/things/mine': { get: { responses: { 200: {} } } } };
+    expect(statuses.undeclared({ paths })).toEqual(['GET /v1/things/{id} answered 422 (/v1/things/t1)']);
+    expect(statuses.undeclared({ paths: { ...paths, '/v1/things/{id}': { get: { responses: { ...declared.responses, 422: {} } } } } })).toEqual([]);
   });
 
   it('states the real constraints: PATCH needs a field, webhook url and events, dates, clearable fields, the text rule', async () => {

@@ -90,7 +90,7 @@ describe('buy-now checkout', () => {
       successUrl: 'https://merchant.example/thanks',
       cancelUrl: 'https://merchant.example/cart',
       // Metadata is stored as given; amounts never come from the request.
-      metadata: { campaign: 'spring', price: '1', amount: '1' },
+      metadata: { campaign: 'spring', price: '1', amount: '1', referralCode: 'SPOOFED' },
     });
     expect(res.status).toBe(201);
     const { checkoutSessionId, hostedUrl } = res.body.data;
@@ -122,8 +122,9 @@ describe('buy-now checkout', () => {
       referralCode: 'FRIEND-1',
       successUrl: 'https://merchant.example/thanks',
       cancelUrl: 'https://merchant.example/cart',
-      metadata: { campaign: 'spring', price: '1', amount: '1' },
     });
+    // The buyer's metadata as given, with the referral code beside it (the field wins over a same-named key).
+    expect(session!.metadata).toEqual({ campaign: 'spring', price: '1', amount: '1', referralCode: 'FRIEND-1' });
     const lifetime = session!.expiresAt.getTime() - session!.createdAt.getTime();
     expect(Math.abs(lifetime - 24 * 60 * 60 * 1000)).toBeLessThan(5_000);
     // Creation counts nothing: the code's use and the referral's conversion are counted when the session completes.
@@ -161,8 +162,8 @@ describe('buy-now checkout', () => {
       discountId: null,
       discountAmount: 0,
       referralCode: null,
-      metadata: {},
     });
+    expect(session!.metadata).toEqual({});
   });
 
   it('refuses a slug naming no buyable product (unknown, unpublished, archived, subscription) with 400, and an unknown merchant with 404', async () => {
@@ -240,8 +241,8 @@ describe('cart checkout', () => {
       ],
       shippingAddress: expect.objectContaining({ country: 'ID' }),
       referralCode: 'ref_42',
-      metadata: { courierCode: 'jne', courierService: 'REG' },
     });
+    expect(session!.metadata).toEqual({ courierCode: 'jne', courierService: 'REG', referralCode: 'ref_42' });
     expect(await startsOf(ws.accountId)).toEqual([expect.objectContaining({ workflow_id: `checkout-session:${session!.id}`, started_at: expect.any(Date) })]);
   });
 

@@ -117,6 +117,12 @@ describe('public storefront reads', () => {
     const landing = await viaHost(`${PUBLIC}/`);
     expect(landing.status).toBe(200);
     expect((landing.body.data.merchant as Json).id).toBe(ws.accountId);
+    // Without the trailing slash, and with a query, it is the same landing.
+    for (const path of [PUBLIC, `${PUBLIC}?utm_source=ad`]) {
+      const bare = await viaHost(path);
+      expect([path, bare.status]).toEqual([path, 200]);
+      expect(bare.body.data).toEqual(landing.body.data);
+    }
     const product = await viaHost(`${PUBLIC}/course`);
     expect(product.status).toBe(200);
     expect(product.body.data.id).toBe(products.course!.id);

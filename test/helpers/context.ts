@@ -10,6 +10,7 @@ import type { Plan } from '../../db/models';
 import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createLogger, type Logger } from '../../lib/logger';
+import { watchDeclaredStatuses, type Operations } from './declared-statuses';
 
 export interface TestApi extends Pick<Api, 'keyCache' | 'keyListener'> {
   baseUrl: string;
@@ -53,17 +54,25 @@ export async function createTestContext(): Promise<TestContext> {
       const server = await new Promise<Server>((resolve) => {
         const s = app.listen(0, '127.0.0.1', () => resolve(s));
       });
+      const statuses = watchDeclaredStatuses(server);
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      let checked = false;
       const api: TestApi = {
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        baseUrl,
         server,
         keyCache,
         keyListener,
         close: async () => {
+          // The document this instance serves, read while it still listens (once: a second close finds it closed).
+          const document = !checked && statuses.answered() > 0 ? ((await (await fetch(`${baseUrl}/api/openapi.json`)).json()) as { paths: Operations }) : null;
+          checked = true;
           await new Promise<void>((resolve) => {
             server.close(() => resolve());
             server.closeAllConnections();
           });
           await close();
+          const undeclared = document ? statuses.undeclared(document) : [];
+          if (undeclared.length > 0) throw new Error(`The OpenAPI document does not declare statuses the API answered in these tests (declare them in the route's errors):\n${undeclared.join('\n')}`);
         },
       };
       apis.push(api);

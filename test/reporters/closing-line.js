@@ -10,7 +10,9 @@ const { writeFileSync } = require('node:fs');
 class ClosingLineReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
-    const line = `jest: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped\n`;
+    // A file that fails outside its tests (an afterAll, such as the declared-statuses check) counts as one failure.
+    const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+    const line = `jest: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`;
     process.stdout.write(line);
     if (process.env.JEST_CLOSING_LINE_FILE) writeFileSync(process.env.JEST_CLOSING_LINE_FILE, line);
   }

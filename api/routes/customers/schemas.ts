@@ -15,7 +15,7 @@ export const Customer = z
     id: z.string().meta({ example: 'cust_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
     accountId: z.string(),
     email: z.string().nullable(),
-    name: z.string(),
+    name: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     testClock: z.string().nullable().meta({ description: 'The test clock this customer lives on (test environment)' }),
     createdAt: z.string(),

@@ -58,6 +58,7 @@ export function licensesRouter(deps: RouteDeps) {
       params: LicenseKeyParams,
       body: LicenseInstanceBody,
       response: LicenseActivation,
+      errors: ['SUBSCRIPTION_INACTIVE', 'ACTIVATION_LIMIT_REACHED'],
       handler: async ({ params, body }) => ({ data: await publicLicenses.activate(params.key, body.instanceId) }),
     })
     .add({

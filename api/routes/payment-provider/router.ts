@@ -39,7 +39,7 @@ export function paymentProviderRouter(deps: RouteDeps) {
     access: 'public',
     body: ProviderCallbackBody,
     response: ProviderCallbackAnswer,
-    errors: ['UNAUTHORIZED', 'PARTNER_UNAVAILABLE'],
+    errors: ['UNAUTHORIZED', 'RESOURCE_NOT_FOUND', 'PARTNER_UNAVAILABLE'],
     handler: async ({ req }) => ({ data: await providerCallbacks.receive(req.res!.locals.providerCallback) }),
   }).router;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PRODUCT_TYPES } from '../../../db/models/product';
 import { MAX_FILE_SIZE } from '../../../domain/products/inputs';
-import { pathId } from '../../openapi';
+import { binaryPart, pathId } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
 export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products/inputs';
@@ -18,7 +18,7 @@ export const ProductFileParams = z.object({ id: pathId, fileId: pathId });
 
 /** The multipart form of an upload, for the OpenAPI document (the handler streams the part itself). */
 export const UploadFileForm = z
-  .object({ file: z.string().meta({ format: 'binary', description: `One file part named "file", at most ${MAX_FILE_SIZE} bytes` }) })
+  .object({ file: binaryPart(`One file part named "file", at most ${MAX_FILE_SIZE} bytes`) })
   .meta({ id: 'UploadProductFileForm' });
 
 export const AiGenerateAccepted = z

@@ -15,6 +15,8 @@ export function testClocksRouter(deps: RouteDeps) {
       body: CreateTestClockBody,
       response: TestClock,
       status: 201,
+      // Test clocks do not exist for a live key (ARCHITECTURE.md): 404 on every route, these two included.
+      errors: ['RESOURCE_NOT_FOUND'],
       handler: async ({ auth, body }) => ({ data: await testClocks.create(auth, body) }),
     })
     .add({
@@ -25,6 +27,7 @@ export function testClocksRouter(deps: RouteDeps) {
       query: ListTestClocksQuery,
       response: z.array(TestClock),
       paginated: true,
+      errors: ['RESOURCE_NOT_FOUND'],
       handler: async ({ auth, query }) => testClocks.list(auth, query),
     })
     .add({
