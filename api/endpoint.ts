@@ -355,14 +355,9 @@ export class ApiRouter {
       ...(authenticated ? (['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'FORBIDDEN'] as const) : []),
       // Storefront routes resolve a merchant by slug (in the path or the body): an unknown one is 404.
       ...(endpoint.params || endpoint.access === 'storefront' ? (['RESOURCE_NOT_FOUND'] as const) : []),
-<<<<<<< HEAD
       ...(mutating || endpoint.idempotencyScope ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
-      ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) : []),
-=======
-      ...(mutating ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : []),
       // REQUEST_TIMEOUT: a body still arriving at the request deadline (api/middleware/deadline.ts).
       ...(hasBody ? (['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'] as const) : []),
->>>>>>> contract-gaps
       'RATE_LIMITED',
       'INTERNAL_ERROR',
       // The database went away under the request: nothing was changed (api/middleware/error-handler.ts).
