@@ -9,8 +9,13 @@ import { Sequelize, type Transaction } from 'sequelize';
  * start, a signal) waits for the real commit through `afterCommit`.
  */
 interface RequestUnit {
-  /** Unset once the unit has committed or rolled back: anything still running then works on its own again. */
-  transaction: Transaction | undefined;
+  transaction: Transaction;
+  /**
+   * `rolled_back`: the request was answered without its effect (a 5xx, a 408 mid-upload, a client gone) while its
+   * handler may still run: its statements keep naming the finished transaction and fail, rather than commit on
+   * their own an effect no stored answer covers.
+   */
+  state: 'open' | 'committed' | 'rolled_back';
   afterCommit: (() => Promise<void>)[];
 }
 
@@ -18,14 +23,20 @@ const units = new AsyncLocalStorage<RequestUnit>();
 
 /** The transaction of the request this code runs for, if it runs in one. */
 export function requestTransaction(): Transaction | undefined {
-  return units.getStore()?.transaction;
+  const unit = units.getStore();
+  return unit && unit.state !== 'committed' ? unit.transaction : undefined;
 }
 
 /** Runs `work` once the request's transaction has committed; outside one, now. Never runs it after a rollback. */
 export async function afterCommit(work: () => Promise<void>): Promise<void> {
   const unit = units.getStore();
-  if (unit?.transaction) unit.afterCommit.push(work);
-  else await work();
+  if (!unit || unit.state === 'committed') await work();
+  else if (unit.state === 'open') unit.afterCommit.push(work);
+}
+
+/** Runs `work` on its own, outside the request's transaction (whatever state that is in). */
+export function outsideRequestTransaction<R>(work: () => R): R {
+  return units.exit(work);
 }
 
 export interface RequestUnitHandle {
@@ -39,18 +50,19 @@ export interface RequestUnitHandle {
  * `fn` receives, when the response is ready.
  */
 export function runInRequestTransaction<R>(transaction: Transaction, fn: (handle: RequestUnitHandle) => R): R {
-  const unit: RequestUnit = { transaction, afterCommit: [] };
+  const unit: RequestUnit = { transaction, state: 'open', afterCommit: [] };
   const handle: RequestUnitHandle = {
     async commit() {
-      unit.transaction = undefined;
       await transaction.commit();
+      unit.state = 'committed';
       const deferred = unit.afterCommit.splice(0);
-      await units.exit(async () => {
+      await outsideRequestTransaction(async () => {
         for (const work of deferred) await work();
       });
     },
     async rollback() {
-      unit.transaction = undefined;
+      if (unit.state === 'committed') return;
+      unit.state = 'rolled_back';
       unit.afterCommit.length = 0;
       if (!(transaction as Transaction & { finished?: string }).finished) await transaction.rollback();
     },

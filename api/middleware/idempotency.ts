@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Sequelize, Transaction } from 'sequelize';
 import { lockIdempotencyKey, storeIdempotentResponse, type IdempotentRequest, type StoredResponse } from '../../db/idempotency';
-import { runInRequestTransaction, type RequestUnitHandle } from '../../db/request-transaction';
+import { outsideRequestTransaction, runInRequestTransaction, type RequestUnitHandle } from '../../db/request-transaction';
 import type { Tenant } from '../../db/tenancy';
 import type { CryptoBox } from '../../lib/crypto-box';
 import { AppError, validationError } from '../../lib/errors';
@@ -94,7 +94,7 @@ async function settle({ sequelize, tx, unit, tenant, request, box }: Settlement,
     // A refusal whose handler left the transaction unusable (a failed statement it caught) changed nothing that
     // can be kept: the refusal alone is stored. A success that cannot commit is no success.
     if (!isAbortedTransaction(err) || response.status < 400) throw err;
-    await sequelize.transaction((own) => storeIdempotentResponse(sequelize, own, tenant, request, sealed));
+    await outsideRequestTransaction(() => sequelize.transaction((own) => storeIdempotentResponse(sequelize, own, tenant, request, sealed)));
   }
 }
 

@@ -46,12 +46,13 @@ export function createBlogPostService() {
         ...tenantWhere(auth),
         publishedAt: fields.publishedAt ?? (fields.published ? new Date() : null),
       };
-      // One statement per candidate and no transaction: a taken slug fails only its own INSERT.
+      // A transaction per candidate: a taken slug fails only its own INSERT (inside a request's transaction, under an
+      // Idempotency-Key, it is a savepoint, which keeps that transaction usable for the next candidate).
       const base = slug ?? slugify(input.title, 'post');
       const attempts = slug === undefined ? SLUG_ATTEMPTS : 1;
       for (let candidate = base, attempt = 0; attempt < attempts; candidate = withTimestampSuffix(base), attempt += 1) {
         try {
-          const row = await BlogPost.create({ ...values, id: newId('post'), slug: candidate });
+          const row = await BlogPost.sequelize!.transaction((transaction) => BlogPost.create({ ...values, id: newId('post'), slug: candidate }, { transaction }));
           return toBlogPostDto(row.get());
         } catch (err) {
           if (!isSlugTaken(err)) throw err;

@@ -137,6 +137,19 @@ describe('blog posts', () => {
     expect(await storedRow(t.ctx.sequelize, 'blog_posts', post.id)).toEqual(before);
   });
 
+  it('suffixes a taken derived slug under an Idempotency-Key too (the request runs in one transaction), and replays that post', async () => {
+    const ws = await t.ctx.createWorkspace();
+    await create(ws.secretKey, { title: 'Winter sale' });
+    const headers = { 'idempotency-key': `winter-${ws.accountId}` };
+    const first = await http<Envelope>(t.api.baseUrl, 'POST', PATH, { key: ws.secretKey, body: { title: 'Winter sale' }, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.data.post.slug).toMatch(/^winter-sale-[0-9a-z]+$/);
+    const again = await http<Envelope>(t.api.baseUrl, 'POST', PATH, { key: ws.secretKey, body: { title: 'Winter sale' }, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.post.id).toBe(first.body.data.post.id);
+    expect(await list(ws.secretKey)).toHaveLength(2);
+  });
+
   it('refuses a create without a title, writing nothing', async () => {
     const ws = await t.ctx.createWorkspace();
     expectError(await http(t.api.baseUrl, 'POST', PATH, { key: ws.secretKey, body: { body: 'x' } }), 400, 'VALIDATION_ERROR');
