@@ -166,7 +166,7 @@ export function shippingRouter(deps: RouteDeps) {
     access: 'public',
     body: PartnerEventBody,
     response: PartnerEventAnswer,
-    errors: ['UNAUTHORIZED'],
+    errors: ['UNAUTHORIZED', 'RESOURCE_NOT_FOUND'],
     handler: async ({ body, req }) => ({ data: await shipping.receivePartnerEvent(req.res!.locals.partnerDelivery, body) }),
   });
 
