@@ -36,7 +36,6 @@ export interface HostedPageTransfer {
 export type ReceiptItem =
   | { kind: 'download'; lineName: string; fileName: string; url: string; expiresAt: Date; exhausted: boolean }
   | { kind: 'download_unavailable'; lineName: string }
-  | { kind: 'license'; lineName: string; key: string }
   | { kind: 'shipment' | 'manual'; lineName: string };
 
 export interface HostedPageReceipt {
@@ -44,6 +43,10 @@ export interface HostedPageReceipt {
   ready: boolean;
   completedAt: Date;
   items: ReceiptItem[];
+  /** Every key a delivery carries: a licence's, or a licensed download's. */
+  licenses: { lineName: string; key: string }[];
+  /** Each delivered line's order page (`/order/del_…`), which the buyer can return to without this session's id. */
+  orderPages: { lineName: string; url: string }[];
 }
 
 export interface HostedCheckoutView {
@@ -98,10 +101,14 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
     const files = new Map((fileIds.length ? await ProductFile.findAll({ where: { id: fileIds, ...tenant } }) : []).map((f) => [f.id, f]));
     const byLine = new Map(deliveries.map((d) => [d.lineKey, d]));
     const items: ReceiptItem[] = [];
+    const licenses: HostedPageReceipt['licenses'] = [];
+    const orderPages: HostedPageReceipt['orderPages'] = [];
     for (const line of session.lineItems) {
       const delivery = byLine.get(line.lineKey);
       if (!delivery) continue;
       const lineName = line.name;
+      orderPages.push({ lineName, url: links.orderPageUrl(delivery.id) });
+      if (delivery.licenseKey) licenses.push({ lineName, key: delivery.licenseKey });
       if (delivery.kind === 'download') {
         const file = delivery.fileId ? files.get(delivery.fileId) : undefined;
         if (!file) {
@@ -112,15 +119,13 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
         const link = links.sign(delivery.id, now.getTime());
         const exhausted = delivery.downloadLimit != null && (delivery.downloadCount ?? 0) >= delivery.downloadLimit;
         items.push({ kind: 'download', lineName, fileName: file.fileName, url: link.url, expiresAt: link.expiresAt, exhausted });
-      } else if (delivery.kind === 'license' && delivery.licenseKey) {
-        items.push({ kind: 'license', lineName, key: delivery.licenseKey });
       } else if (delivery.kind === 'shipment' || delivery.kind === 'manual') {
         items.push({ kind: delivery.kind, lineName });
       }
     }
     // Lines without a product (a plain payment) get no delivery; every other line gets exactly one.
     const ready = session.fulfilledAt != null || session.lineItems.every((line) => line.productId == null || byLine.has(line.lineKey));
-    return { ready, completedAt: session.completedAt ?? session.updatedAt, items };
+    return { ready, completedAt: session.completedAt ?? session.updatedAt, items, licenses, orderPages };
   }
 
   return {

@@ -262,6 +262,20 @@ describe('GET /checkout/:id', () => {
     expect(text).toContain('field-guide.pdf');
   });
 
+  it('links each delivered line’s order page, and shows the key of a licensed download as well as a licence’s', async () => {
+    const s = await session({ status: 'completed' });
+    const file = await insertProductFile(ws, products[0]!, { fileName: 'tool-installer.exe' });
+    const download = await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '1', productId: products[0]!, fileId: file.id, licenseKey: 'ACME-DOWN-LOAD-KEY1-0001' });
+    const licence = await insertSessionDelivery(ws, s.id, { kind: 'license', lineKey: '2', productId: products[1]!, licenseKey: 'ACME-LICE-NCEK-EY22-0002' });
+
+    const res = await page('GET', `/checkout/${s.id}`);
+    const text = textOf(res.html);
+    expect(text).toContain('Your licence keys Field Guide ACME-DOWN-LOAD-KEY1-0001 Licensed Tool ACME-LICE-NCEK-EY22-0002');
+    const orderLinks = elementsOf(res.html).filter((e) => e.name === 'a' && e.attributes.class === 'order-page').map((e) => e.attributes.href);
+    expect(orderLinks).toEqual([`${t.ctx.config.PUBLIC_BASE_URL}/order/${download.id}`, `${t.ctx.config.PUBLIC_BASE_URL}/order/${licence.id}`]);
+    expect(text).toContain('View your order: Field Guide View your order: Licensed Tool');
+  });
+
   it('says the receipt is being prepared until fulfilment has written every line’s delivery', async () => {
     const s = await session({ status: 'completed' });
     expect(textOf((await page('GET', `/checkout/${s.id}`)).html)).toContain('Your receipt is being prepared');

@@ -35,7 +35,8 @@ function receiptContext(view: HostedCheckoutView) {
     ready: view.receipt?.ready ?? false,
     completedAt: view.receipt?.completedAt,
     downloads: of('download', 'download_unavailable'),
-    licenses: of('license'),
+    licenses: view.receipt?.licenses ?? [],
+    orderPages: view.receipt?.orderPages ?? [],
     others: of('shipment', 'manual').map((item) => ({ lineName: item.lineName, note: item.kind === 'shipment' ? 'Shipped to your address.' : 'Delivered by the merchant directly.' })),
   };
 }

@@ -65,7 +65,12 @@ export const COMPLETED = `<h1>Payment received</h1>
 {{#each others}}<li>{{lineName}} <span class="muted">{{note}}</span></li>
 {{/each}}</ul>
 {{/if}}{{#unless ready}}<p class="notice preparing" role="status">Your receipt is being prepared. Reload this page in a moment to see your downloads and licence keys.</p>
-{{/unless}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
+{{/unless}}{{#if orderPages.length}}<h2>Your order</h2>
+<p class="muted">Each item has its own order page with its downloads, keys and status; the receipt e-mail links it too.</p>
+<ul class="deliveries">
+{{#each orderPages}}<li><a class="order-page" href="{{url}}">View your order: {{lineName}}</a></li>
+{{/each}}</ul>
+{{/if}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
 {{/if}}`;
 
 export const EXPIRED = `<h1>This checkout has expired</h1>
