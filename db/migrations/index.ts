@@ -24,6 +24,7 @@ import * as reservations from './0022-reservations';
 import * as paymentProvider from './0023-payment-provider';
 import * as paymentProviderBilling from './0024-payment-provider-billing';
 import * as invoicePendingCharge from './0025-invoice-pending-charge';
+import * as manualPaymentMethods from './0028-manual-payment-methods';
 
 export interface Migration {
   name: string;
@@ -58,4 +59,5 @@ export const migrations: Migration[] = [
   { name: '0023-payment-provider', ...paymentProvider },
   { name: '0024-payment-provider-billing', ...paymentProviderBilling },
   { name: '0025-invoice-pending-charge', ...invoicePendingCharge },
+  { name: '0028-manual-payment-methods', ...manualPaymentMethods },
 ];

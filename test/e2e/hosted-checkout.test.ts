@@ -25,6 +25,9 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/hosted-checkout');
 /** The merchant logo's host: never reached, the browser's requests to it are answered by the test (page.route). */
 const LOGO_URL = 'https://cdn.acme.test/logo.svg';
+/** The merchant's static QRIS code, on another host of theirs; answered inside the browser too. */
+const QRIS_URL = 'https://pay.acme.test/qris.svg';
+const QRIS_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 24 24"><rect width="24" height="24" fill="#ffffff"/><path d="M2 2h8v8H2zM14 2h8v8h-8zM2 14h8v8H2zM14 14h3v3h-3zM19 19h3v3h-3zM4 4v4h4V4zM16 4v4h4V4zM4 16v4h4v-4z" fill="#000000" fill-rule="evenodd"/></svg>';
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32" viewBox="0 0 96 32"><rect width="32" height="32" rx="8" fill="#ffffff"/><path d="M8 22L16 8l8 14z" fill="#0f766e"/><text x="40" y="22" font-family="sans-serif" font-size="14" fill="#ffffff">ACME</text></svg>';
 
 /** This file's own queue: its worker runs these sessions' workflows and no other file's. */
@@ -51,6 +54,7 @@ beforeAll(async () => {
   withoutJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, javaScriptEnabled: false });
   for (const context of [withJs, withoutJs]) {
     await context.route(`${new URL(LOGO_URL).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+    await context.route(`${new URL(QRIS_URL).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: QRIS_SVG }));
   }
 
   ws = await t.ctx.createWorkspace();
@@ -67,6 +71,9 @@ beforeAll(async () => {
       manualAccountNumber: '123-456-789',
       manualAccountHolder: 'Acme Books Ltd',
       manualPaymentInstructions: 'Put the reference in the transfer description.\nWe confirm within one business day.',
+      manualQrisImageUrl: QRIS_URL,
+      manualQrisInstructions: 'Scan with any banking or e-wallet app.\nWrite the reference in the payment note.',
+      manualEwalletInstructions: 'Send the amount to DANA 0812-3456-7890 (Acme Books).',
     },
     { where: { id: ws.accountId } },
   );
@@ -123,7 +130,7 @@ async function load(page: Page, id: string, reload = false): Promise<Response> {
   const response = reload ? await page.reload() : await page.goto(pageUrl(id));
   expect(response!.status()).toBe(200);
   const headers = response!.headers();
-  expect(headers['content-security-policy']).toMatch(/^default-src 'none';script-src 'none';style-src 'self' 'nonce-[^']+';img-src 'self' https:\/\/cdn\.acme\.test;form-action 'self';base-uri 'none';frame-ancestors 'none'$/);
+  expect(headers['content-security-policy']).toMatch(/^default-src 'none';script-src 'none';style-src 'self' 'nonce-[^']+';img-src 'self' https:\/\/cdn\.acme\.test( https:\/\/pay\.acme\.test)?;form-action 'self';base-uri 'none';frame-ancestors 'none'$/);
   expect(headers['cache-control']).toBe('no-store');
   return response!;
 }
@@ -144,7 +151,9 @@ describe('the hosted checkout page in Chromium', () => {
     expect(text).toContain('Field Guide (PDF) × 2 $30.00');
     expect(text).toContain('Route Planner Pro $49.00');
     expect(text).toContain('Total $79.00');
-    expect(await page.getByRole('radio').count()).toBe(4);
+    // The session allows card too; local mode never offers it (no payment provider, no card charge).
+    expect(await page.getByRole('radio').count()).toBe(3);
+    expect(await page.getByRole('radio', { name: 'Card' }).count()).toBe(0);
     await expect(page.getByRole('radio', { name: 'Bank transfer (virtual account)' }).isChecked()).resolves.toBe(true);
     expect(await page.getByRole('link', { name: 'Cancel and return to Acme Books' }).getAttribute('href')).toBe('https://acme.test/cart');
     await shot(page, '01-open');
@@ -156,9 +165,12 @@ describe('the hosted checkout page in Chromium', () => {
     await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
     expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'qris' });
     text = await mainText(page);
-    for (const part of ['Awaiting confirmation', 'Bank Central', '123-456-789', 'Acme Books Ltd', 'We confirm within one business day.', s.id, 'QRIS', '$79.00']) {
+    // The QRIS instructions, not a bank transfer's.
+    for (const part of ['Awaiting confirmation', 'Please pay $79.00 to Acme Books by QRIS', 'Write the reference in the payment note.', s.id, '$79.00']) {
       expect(text).toContain(part);
     }
+    for (const part of ['Bank Central', '123-456-789', 'We confirm within one business day.']) expect(text).not.toContain(part);
+    expect(await page.evaluate(`document.querySelector('img.qris-code').complete && document.querySelector('img.qris-code').naturalWidth > 0`)).toBe(true);
     expect(await page.locator('form').count()).toBe(0);
     await shot(page, '02-awaiting-confirmation');
     await load(page, s.id, true);
@@ -257,10 +269,13 @@ describe('the hosted checkout page in Chromium', () => {
     const s = await session();
     const page = await newPage(withoutJs);
     await load(page, s.id);
-    await page.getByRole('radio', { name: 'Card' }).check();
+    await page.getByRole('radio', { name: 'E-wallet' }).check();
     await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
-    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'card' });
-    expect(await mainText(page)).toContain('Awaiting confirmation');
+    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'ewallet' });
+    const text = await mainText(page);
+    expect(text).toContain('Awaiting confirmation');
+    expect(text).toContain('Send the amount to DANA 0812-3456-7890 (Acme Books).');
+    expect(text).not.toContain('Bank Central');
     await shot(page, '07-no-javascript-paid');
     await page.close();
   });

@@ -61,6 +61,8 @@ a { color: var(--brand); }
 .transfer dd, .facts dd { margin: 0; font-weight: 600; text-align: right; overflow-wrap: anywhere; }
 .copyable { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; user-select: all; }
 .instructions { white-space: normal; overflow-wrap: anywhere; }
+.qris { margin: 0 0 20px; text-align: center; }
+.qris-code { display: block; width: 100%; max-width: 260px; height: auto; margin: 0 auto 8px; border: 1px solid var(--line); border-radius: 8px; background: #ffffff; }
 .badge { display: inline-block; padding: 2px 10px; margin-right: 6px; border-radius: 999px; background: var(--notice); color: var(--notice-text); font-size: 13px; font-weight: 600; }
 .deliveries { list-style: none; margin: 0 0 16px; padding: 0; }
 .deliveries li { padding: 10px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
