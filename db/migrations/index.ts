@@ -24,7 +24,8 @@ import * as reservations from './0022-reservations';
 import * as paymentProvider from './0023-payment-provider';
 import * as paymentProviderBilling from './0024-payment-provider-billing';
 import * as invoicePendingCharge from './0025-invoice-pending-charge';
-import * as customerNameOptional from './0027-customer-name-optional';
+import * as customerNameOptional from './0026-customer-name-optional';
+import * as manualPaymentMethods from './0027-manual-payment-methods';
 
 export interface Migration {
   name: string;
@@ -59,5 +60,6 @@ export const migrations: Migration[] = [
   { name: '0023-payment-provider', ...paymentProvider },
   { name: '0024-payment-provider-billing', ...paymentProviderBilling },
   { name: '0025-invoice-pending-charge', ...invoicePendingCharge },
-  { name: '0027-customer-name-optional', ...customerNameOptional },
+  { name: '0026-customer-name-optional', ...customerNameOptional },
+  { name: '0027-manual-payment-methods', ...manualPaymentMethods },
 ];

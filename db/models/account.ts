@@ -19,6 +19,10 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
   declare manualAccountNumber: CreationOptional<string | null>;
   declare manualAccountHolder: CreationOptional<string | null>;
   declare manualPaymentInstructions: CreationOptional<string | null>;
+  declare manualQrisImageUrl: CreationOptional<string | null>;
+  declare manualQrisInstructions: CreationOptional<string | null>;
+  declare manualEwalletInstructions: CreationOptional<string | null>;
+  declare manualIntlWalletInstructions: CreationOptional<string | null>;
   declare plan: CreationOptional<Plan>;
   declare fulfillmentEnabled: CreationOptional<boolean>;
   declare paymentEnabled: CreationOptional<boolean>;
@@ -46,6 +50,10 @@ export class Account extends Model<InferAttributes<Account>, InferCreationAttrib
         manualAccountNumber: DataTypes.TEXT,
         manualAccountHolder: DataTypes.TEXT,
         manualPaymentInstructions: DataTypes.TEXT,
+        manualQrisImageUrl: DataTypes.TEXT,
+        manualQrisInstructions: DataTypes.TEXT,
+        manualEwalletInstructions: DataTypes.TEXT,
+        manualIntlWalletInstructions: DataTypes.TEXT,
         plan: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'free' },
         fulfillmentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
         paymentEnabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },

@@ -6,6 +6,7 @@ import type { MoneyCurrency } from '../../lib/money';
 import { createDownloadLinks } from '../deliveries/links';
 import type { ServiceDeps } from '../service-deps';
 import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
+import { localPaymentMethods, manualInstructionsFor, type ManualPaymentInstructions } from '../storefront/manual-payment';
 import { paymentBackendOfSession } from './backends';
 import { payCheckoutSession } from './transitions';
 
@@ -25,18 +26,9 @@ export interface HostedPageLine {
   amount: number;
 }
 
-/** The merchant's manual-transfer details (storefront settings), shown once the buyer has paid in local mode. */
-export interface HostedPageTransfer {
-  bankName: string | null;
-  accountNumber: string | null;
-  accountHolder: string | null;
-  instructions: string | null;
-}
-
 export type ReceiptItem =
   | { kind: 'download'; lineName: string; fileName: string; url: string; expiresAt: Date; exhausted: boolean }
   | { kind: 'download_unavailable'; lineName: string }
-  | { kind: 'license'; lineName: string; key: string }
   | { kind: 'shipment' | 'manual'; lineName: string };
 
 export interface HostedPageReceipt {
@@ -44,6 +36,10 @@ export interface HostedPageReceipt {
   ready: boolean;
   completedAt: Date;
   items: ReceiptItem[];
+  /** Every key a delivery carries: a licence's, or a licensed download's. */
+  licenses: { lineName: string; key: string }[];
+  /** Each delivered line's order page (`/order/del_…`), which the buyer can return to without this session's id. */
+  orderPages: { lineName: string; url: string }[];
 }
 
 export interface HostedCheckoutView {
@@ -57,14 +53,15 @@ export interface HostedCheckoutView {
   subtotal: number;
   discount: { code: string; amount: number } | null;
   total: number;
+  /** The methods the buyer may pick: in local mode only those the merchant gave instructions for. */
   paymentMethods: PaymentMethod[];
   /** The method the buyer chose; null until paid. */
   paymentMethod: PaymentMethod | null;
   expiresAt: Date;
   successUrl: string | null;
   cancelUrl: string | null;
-  /** Only in `pending_review`. */
-  transfer: HostedPageTransfer | null;
+  /** Only in `pending_review`: the merchant's instructions for the chosen method; null when it has none. */
+  instructions: ManualPaymentInstructions | null;
   /** Only in `completed`. */
   receipt: HostedPageReceipt | null;
   /** A provider-mode session's: the origin of the provider's page its pay button leads to. */
@@ -98,10 +95,14 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
     const files = new Map((fileIds.length ? await ProductFile.findAll({ where: { id: fileIds, ...tenant } }) : []).map((f) => [f.id, f]));
     const byLine = new Map(deliveries.map((d) => [d.lineKey, d]));
     const items: ReceiptItem[] = [];
+    const licenses: HostedPageReceipt['licenses'] = [];
+    const orderPages: HostedPageReceipt['orderPages'] = [];
     for (const line of session.lineItems) {
       const delivery = byLine.get(line.lineKey);
       if (!delivery) continue;
       const lineName = line.name;
+      orderPages.push({ lineName, url: links.orderPageUrl(delivery.id) });
+      if (delivery.licenseKey) licenses.push({ lineName, key: delivery.licenseKey });
       if (delivery.kind === 'download') {
         const file = delivery.fileId ? files.get(delivery.fileId) : undefined;
         if (!file) {
@@ -112,15 +113,13 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
         const link = links.sign(delivery.id, now.getTime());
         const exhausted = delivery.downloadLimit != null && (delivery.downloadCount ?? 0) >= delivery.downloadLimit;
         items.push({ kind: 'download', lineName, fileName: file.fileName, url: link.url, expiresAt: link.expiresAt, exhausted });
-      } else if (delivery.kind === 'license' && delivery.licenseKey) {
-        items.push({ kind: 'license', lineName, key: delivery.licenseKey });
       } else if (delivery.kind === 'shipment' || delivery.kind === 'manual') {
         items.push({ kind: delivery.kind, lineName });
       }
     }
     // Lines without a product (a plain payment) get no delivery; every other line gets exactly one.
     const ready = session.fulfilledAt != null || session.lineItems.every((line) => line.productId == null || byLine.has(line.lineKey));
-    return { ready, completedAt: session.completedAt ?? session.updatedAt, items };
+    return { ready, completedAt: session.completedAt ?? session.updatedAt, items, licenses, orderPages };
   }
 
   return {
@@ -143,20 +142,12 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
         subtotal: session.subtotal,
         discount: session.discountCode && session.discountAmount > 0 ? { code: session.discountCode, amount: session.discountAmount } : null,
         total: session.amount,
-        paymentMethods: session.paymentMethods,
+        paymentMethods: session.backend === 'local' ? localPaymentMethods(session.paymentMethods, account) : session.paymentMethods,
         paymentMethod: session.paymentMethod,
         expiresAt: session.expiresAt,
         successUrl: httpUrlOrNull(session.successUrl),
         cancelUrl: httpUrlOrNull(session.cancelUrl),
-        transfer:
-          state === 'pending_review'
-            ? {
-                bankName: account.manualBankName,
-                accountNumber: account.manualAccountNumber,
-                accountHolder: account.manualAccountHolder,
-                instructions: account.manualPaymentInstructions,
-              }
-            : null,
+        instructions: state === 'pending_review' && session.paymentMethod ? manualInstructionsFor(account, session.paymentMethod) : null,
         receipt: state === 'completed' ? await receiptOf(session, now) : null,
         providerOrigin: providerOriginOf(session, config.PAYMENT_PROVIDER_BASE_URL),
       };
@@ -165,16 +156,22 @@ export function createHostedCheckoutService({ sequelize, config, logger, starter
     /**
      * The buyer's pay button, through the session's own backend: `open` → `pending_review` in local mode; in
      * provider mode the session stays `open` and the answer is the provider's page to send the buyer to. A method
-     * outside the session's set is `400 VALIDATION_ERROR`; a session that is not open (or is past its expiry)
-     * `409 INVALID_STATE`.
+     * outside the session's set, or in local mode one the merchant gave no instructions for (the page does not
+     * offer it), is `400 VALIDATION_ERROR`; a session that is not open (or is past its expiry) `409 INVALID_STATE`.
      */
     async pay(sessionId: string, method: unknown, now = new Date()): Promise<{ providerUrl: string | null }> {
       if (!SESSION_ID.test(sessionId)) throw notFound('Checkout session');
       if (typeof method !== 'string' || !(PAYMENT_METHODS as readonly string[]).includes(method)) {
         throw validationError('paymentMethod: choose one of the payment methods shown', [{ field: 'paymentMethod', message: `one of ${PAYMENT_METHODS.join(', ')}` }]);
       }
-      const session = await CheckoutSession.findByPk(sessionId, { attributes: ['id', 'backend', 'environment'] });
+      const session = await CheckoutSession.findByPk(sessionId, { attributes: ['id', 'accountId', 'backend', 'environment', 'paymentMethods'] });
       if (!session) throw notFound('Checkout session');
+      if (session.backend === 'local') {
+        const account = await Account.findByPk(session.accountId);
+        if (!account || !localPaymentMethods(session.paymentMethods, account).includes(method as PaymentMethod)) {
+          throw validationError('paymentMethod: choose one of the payment methods shown', [{ field: 'paymentMethod', message: 'not offered for this checkout' }]);
+        }
+      }
       const backend = paymentBackendOfSession(config, session);
       const { submission } = await payCheckoutSession({ sequelize, starters, logger }, backend, sessionId, method as PaymentMethod, now);
       return { providerUrl: backend.mode === 'provider' ? submission.redirectUrl : null };

@@ -14,8 +14,6 @@ function oneLine(value: string, max: number): string {
   return [...value.replace(/\p{Cc}+/gu, ' ').trim()].slice(0, max).join('').trim();
 }
 
-const isHttpUrl = (value: string | null): value is string => value !== null && /^https?:\/\//i.test(value);
-
 /** What a receipt is of: a fulfilled checkout session or a confirmed manual order, with its deliveries. */
 export interface ReceiptSource {
   /** Whose deliveries the links and keys come from. */
@@ -24,15 +22,24 @@ export interface ReceiptSource {
   orderNumber: string;
   customerName: string | null;
   currency: string;
+  /** Given with `discount`: the lines' sum before it. */
+  subtotal?: number;
+  /** The code the buyer applied and what it took off; left out or null without one. */
+  discount?: { code: string; amount: number } | null;
   total: number;
   lines: { lineKey: string; name: string; quantity: number; amount: number }[];
-  successUrl: string | null;
+  /**
+   * @deprecated Not shown: "View your order" is the order page. Still accepted because domain/manual-orders
+   * passes `null`; drop it with that caller.
+   */
+  successUrl?: string | null;
 }
 
 /**
- * The buyer's receipt (`checkout_receipt`): the lines, the total paid, a freshly signed link per download
- * delivery whose file still exists, and every licence key. Read after the delivery steps, in the receipt
- * step's transaction.
+ * The buyer's receipt (`checkout_receipt`): the lines, the subtotal and discount, the total paid, a freshly signed
+ * link per download delivery whose file still exists, every licence key, and "View your order": the order page of
+ * the first line's delivery (each line's delivery has a page; the first is the one a one-item order has). Read
+ * after the delivery steps, in the receipt step's transaction.
  */
 export async function purchaseReceipt(
   tx: Transaction,
@@ -58,16 +65,19 @@ export async function purchaseReceipt(
     if (delivery?.licenseKey) licenceKeys.push({ product: oneLine(line.name, 300) || 'Licence', key: delivery.licenseKey });
   }
 
+  const firstDelivered = source.lines.map((line) => byLine.get(line.lineKey)).find((delivery) => delivery !== undefined);
   const buyerName = source.customerName ? oneLine(source.customerName, 200) : '';
+  const code = source.discount ? oneLine(source.discount.code, 100) : '';
   return {
     ...(buyerName ? { buyerName } : {}),
     orderNumber: source.orderNumber,
     currency: source.currency as EmailDataInput<'checkout_receipt'>['currency'],
     lines: source.lines.map((line) => ({ name: oneLine(line.name, 300) || 'Item', quantity: line.quantity, amount: line.amount })).slice(0, 100),
+    ...(source.discount && source.discount.amount > 0 && code && source.subtotal !== undefined ? { subtotal: source.subtotal, discount: { code, amount: source.discount.amount } } : {}),
     total: source.total,
     downloads: downloads.slice(0, 100),
     licenceKeys: licenceKeys.slice(0, 100),
-    ...(isHttpUrl(source.successUrl) ? { successUrl: source.successUrl } : {}),
+    ...(firstDelivered ? { orderUrl: links.orderPageUrl(firstDelivered.id) } : {}),
   };
 }
 
@@ -84,9 +94,10 @@ export function checkoutReceipt(tx: Transaction, tenant: Tenant, session: Checko
       orderNumber: session.id,
       customerName: session.customerName,
       currency: session.currency,
+      subtotal: session.subtotal,
+      discount: session.discountCode ? { code: session.discountCode, amount: session.discountAmount } : null,
       total: session.amount,
       lines,
-      successUrl: session.successUrl,
     },
     links,
     now,

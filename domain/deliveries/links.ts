@@ -6,6 +6,9 @@ export const DOWNLOAD_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** The public route that serves a signed link (api/routes/deliveries). */
 export const DOWNLOAD_PATH = '/api/v1/storefront/public/downloads';
 
+/** The buyer's order page of one delivery (api/pages/order), the `del_` id its only credential. */
+export const ORDER_PAGE_PATH = '/order';
+
 export interface SignedDownloadLink {
   url: string;
   expiresAt: Date;
@@ -13,11 +16,14 @@ export interface SignedDownloadLink {
 
 /**
  * Download links: an HMAC-signed token naming the delivery and the link's expiry, keyed by a key derived from
- * ENCRYPTION_KEY for this purpose only (configuration, never a constant), verified in constant time.
+ * ENCRYPTION_KEY for this purpose only (configuration, never a constant), verified in constant time. Beside them,
+ * the delivery's order page, which needs no signature (the id is the credential) and never expires.
  */
 export function createDownloadLinks({ secret, publicBaseUrl }: { secret: Buffer; publicBaseUrl: string }) {
   const signer = createTokenSigner(secret, 'delivery-download');
   return {
+    orderPageUrl: (deliveryId: string) => `${publicBaseUrl}${ORDER_PAGE_PATH}/${deliveryId}`,
+
     sign(deliveryId: string, now = Date.now()): SignedDownloadLink {
       // The token carries whole seconds; the expiry reported is exactly the one it enforces.
       const expiresAtSeconds = Math.floor((now + DOWNLOAD_LINK_TTL_MS) / 1000);

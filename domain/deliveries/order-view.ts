@@ -55,6 +55,10 @@ export interface OrderViewOrder {
   status: CheckoutStatus | ManualPaymentStatus;
   /** Manual orders only. */
   fulfillmentStatus: ManualFulfillmentStatus | null;
+  /** The order's lines before its discount. */
+  subtotal: number;
+  /** The code the buyer applied and what it took off the order; null without one. */
+  discount: { code: string; amount: number } | null;
   amount: number;
   currency: MoneyCurrency;
   /** How many lines the order has (this page shows one of them). */
@@ -83,6 +87,9 @@ export interface OrderView {
 
 type Tenanted = Pick<Delivery, 'accountId' | 'environment'>;
 
+const discountOf = ({ discountCode, discountAmount }: { discountCode: string | null; discountAmount: number }) =>
+  discountCode && discountAmount > 0 ? { code: discountCode, amount: discountAmount } : null;
+
 /** The order a delivery fulfils, with its line for the delivery; undefined when either is missing. */
 async function orderOf(delivery: Delivery, now: Date): Promise<{ order: OrderViewOrder; line: OrderViewLine } | undefined> {
   const tenant = tenantWhere(delivery);
@@ -97,6 +104,8 @@ async function orderOf(delivery: Delivery, now: Date): Promise<{ order: OrderVie
         orderNumber: null,
         status: buyerStatus(session, now),
         fulfillmentStatus: null,
+        subtotal: session.subtotal,
+        discount: discountOf(session),
         amount: session.amount,
         currency: session.currency as MoneyCurrency,
         lineCount: session.lineItems.length,
@@ -119,6 +128,8 @@ async function orderOf(delivery: Delivery, now: Date): Promise<{ order: OrderVie
         orderNumber: order.orderNumber,
         status: order.paymentStatus,
         fulfillmentStatus: order.fulfillmentStatus,
+        subtotal: order.subtotal,
+        discount: discountOf(order),
         amount: order.amount,
         currency: order.currency as MoneyCurrency,
         lineCount: order.lines.length,

@@ -4,7 +4,8 @@ import { clearable, optionalText, requiredText } from '../credibility/fields';
 
 /**
  * The workspace's storefront settings: what the public landing payload shows (name, description, branding,
- * pixels), the hosts that serve it, and the manual-payment instructions of the manual checkout's e-mail.
+ * pixels), the hosts that serve it, and the manual-payment instructions per method (the manual checkout's e-mail,
+ * the local-mode hosted checkout page).
  */
 
 const httpUrl = clearable(
@@ -48,13 +49,24 @@ export const UpdateStorefrontSettingsBody = patchBody(
         .meta({ description: `Hostnames serving this storefront, replaced whole; unique across all workspaces (at most ${MAX_CUSTOM_DOMAINS})` }),
       manualPayment: z
         .object({
+          // The bank transfer's (method `va`): these four predate the other methods and keep their names.
           bankName: optionalText(100),
           accountNumber: optionalText(50),
           accountHolder: optionalText(100),
           instructions: optionalText(2000),
+          qris: z
+            .object({ imageUrl: httpUrl.meta({ description: 'The merchant’s static QRIS code, an http(s) image' }), instructions: optionalText(2000) })
+            .partial()
+            .strict(),
+          ewallet: z.object({ instructions: optionalText(2000) }).partial().strict(),
+          intlWallet: z.object({ instructions: optionalText(2000) }).partial().strict(),
         })
         .partial()
-        .strict(),
+        .strict()
+        .meta({
+          description:
+            'Local-mode payment instructions per method, each field replaced when sent (null or blank clears it). A method is offered on the hosted page in local mode only once it has instructions; card never is (no payment provider, no card charge).',
+        }),
     })
     .partial()
     .strict(),

@@ -22,6 +22,9 @@ export function toStorefrontSettingsDto(account: Account, customDomains: string[
       accountNumber: account.manualAccountNumber,
       accountHolder: account.manualAccountHolder,
       instructions: account.manualPaymentInstructions,
+      qris: { imageUrl: account.manualQrisImageUrl, instructions: account.manualQrisInstructions },
+      ewallet: { instructions: account.manualEwalletInstructions },
+      intlWallet: { instructions: account.manualIntlWalletInstructions },
     },
     updatedAt: account.updatedAt.toISOString(),
   };
@@ -57,6 +60,10 @@ export function createStorefrontSettingsService({ sequelize }: Pick<ServiceDeps,
           ...(manualPayment?.accountNumber !== undefined ? { manualAccountNumber: manualPayment.accountNumber } : {}),
           ...(manualPayment?.accountHolder !== undefined ? { manualAccountHolder: manualPayment.accountHolder } : {}),
           ...(manualPayment?.instructions !== undefined ? { manualPaymentInstructions: manualPayment.instructions } : {}),
+          ...(manualPayment?.qris?.imageUrl !== undefined ? { manualQrisImageUrl: manualPayment.qris.imageUrl } : {}),
+          ...(manualPayment?.qris?.instructions !== undefined ? { manualQrisInstructions: manualPayment.qris.instructions } : {}),
+          ...(manualPayment?.ewallet?.instructions !== undefined ? { manualEwalletInstructions: manualPayment.ewallet.instructions } : {}),
+          ...(manualPayment?.intlWallet?.instructions !== undefined ? { manualIntlWalletInstructions: manualPayment.intlWallet.instructions } : {}),
         });
         account.changed('updatedAt', true);
         await account.save({ transaction: tx });

@@ -24,10 +24,14 @@ export const EMAIL_DATA = {
     ...order,
     currency,
     lines: z.array(z.strictObject({ name: text(300), quantity: z.number().int().min(1), amount })).min(1).max(100),
+    /** The lines' sum before the discount; given with `discount`. */
+    subtotal: amount.optional(),
+    discount: z.strictObject({ code: text(100), amount }).optional(),
     total: amount,
     downloads: z.array(z.strictObject({ name: text(300), url: httpUrl })).max(100).default([]),
     licenceKeys: z.array(z.strictObject({ product: text(300), key: text(500) })).max(100).default([]),
-    successUrl: httpUrl.optional(),
+    /** The buyer's order page (`/order/del_…`), not the merchant's success URL: the receipt outlives that page. */
+    orderUrl: httpUrl.optional(),
   }),
   manual_order_instructions: z.strictObject({
     ...order,

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { Parser } from 'htmlparser2';
 import { QueryTypes } from 'sequelize';
-import { Account, type CheckoutSession } from '../../db/models';
+import { Account, type CheckoutSession, type PaymentMethod } from '../../db/models';
 import { createDownloadLinks } from '../../domain/deliveries/links';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { requireEncryptionKey } from '../../lib/config';
@@ -63,6 +63,8 @@ async function row(id: string) {
   return found?.row as Record<string, unknown>;
 }
 
+const QRIS_IMAGE = 'https://pay.acme.example/qris.png';
+
 let ws: CreatedWorkspace;
 let products: string[];
 
@@ -77,6 +79,8 @@ beforeAll(async () => {
       manualAccountNumber: '123-456-789',
       manualAccountHolder: 'Acme Books Ltd',
       manualPaymentInstructions: 'Use the reference below.\nWe confirm within a day.',
+      manualQrisImageUrl: QRIS_IMAGE,
+      manualQrisInstructions: 'Scan with any QRIS app.\nPut the reference in the note.',
     },
     { where: { id: ws.accountId } },
   );
@@ -114,8 +118,9 @@ describe('GET /checkout/:id', () => {
     const form = elements.find((e) => e.name === 'form')!;
     expect(form.attributes).toMatchObject({ method: 'post', action: `/checkout/${s.id}/pay` });
     const radios = elements.filter((e) => e.name === 'input' && e.attributes.type === 'radio');
-    expect(radios.map((r) => r.attributes.value)).toEqual(['va', 'qris', 'card']);
-    expect(radios.map((r) => 'checked' in r.attributes)).toEqual([true, false, false]);
+    // Card is allowed by the session but never offered in local mode.
+    expect(radios.map((r) => r.attributes.value)).toEqual(['va', 'qris']);
+    expect(radios.map((r) => 'checked' in r.attributes)).toEqual([true, false]);
     expect(elements.find((e) => e.name === 'a' && e.attributes.href === 'https://acme.example/cart')).toBeDefined();
   });
 
@@ -234,10 +239,50 @@ describe('GET /checkout/:id', () => {
     expect(elementsOf(res.html).filter((e) => e.name === 'form')).toEqual([]);
   });
 
-  it('says when the merchant has published no transfer details', async () => {
+  it('says when the merchant has published no details for the method paid with (paid before they were cleared)', async () => {
     const bare = await t.ctx.createWorkspace();
     const s = await insertCheckoutSessionRow(t.ctx.sequelize, bare, { status: 'pending_review' });
-    expect(textOf((await page('GET', `/checkout/${s.id}`)).html)).toContain('has not published transfer details on this page');
+    expect(textOf((await page('GET', `/checkout/${s.id}`)).html)).toContain('has not published payment details for this method on this page; they will send them to you.');
+  });
+
+  it('offers in local mode only the methods the merchant gave instructions for, never card; none at all is said, with no form', async () => {
+    const shop = await t.ctx.createWorkspace();
+    const all = { paymentMethods: ['qris', 'va', 'card', 'ewallet', 'intl_wallet'] as PaymentMethod[] };
+    const offered = async () => {
+      const res = await page('GET', `/checkout/${(await insertCheckoutSessionRow(t.ctx.sequelize, shop, all)).id}`);
+      return { html: res.html, methods: elementsOf(res.html).filter((e) => e.name === 'input' && e.attributes.name === 'paymentMethod').map((e) => e.attributes.value) };
+    };
+    const none = await offered();
+    expect(none.methods).toEqual([]);
+    expect(elementsOf(none.html).filter((e) => e.name === 'form')).toEqual([]);
+    expect(textOf(none.html)).toContain('has not set up a way to pay on this page yet');
+
+    await Account.update({ manualEwalletInstructions: 'Send to 0812-000-111 on DANA.' }, { where: { id: shop.accountId } });
+    expect((await offered()).methods).toEqual(['ewallet']);
+    // Existing bank-transfer settings keep offering the bank transfer; a QRIS image alone is enough for QRIS.
+    await Account.update({ manualAccountNumber: '987-654', manualQrisImageUrl: QRIS_IMAGE, manualIntlWalletInstructions: 'PayPal: pay@acme.example' }, { where: { id: shop.accountId } });
+    expect((await offered()).methods).toEqual(['qris', 'va', 'ewallet', 'intl_wallet']);
+  });
+
+  it('shows the chosen method’s instructions while awaiting confirmation: the QRIS code and its text, or the wallet’s text, never the bank’s', async () => {
+    const viaQris = await session({ status: 'pending_review' });
+    await viaQris.update({ paymentMethod: 'qris' });
+    const res = await page('GET', `/checkout/${viaQris.id}`);
+    const text = textOf(res.html);
+    for (const part of ['Please pay $50.00 to Acme Books by QRIS', 'Scan with any QRIS app.', 'Put the reference in the note.', viaQris.id]) expect(text).toContain(part);
+    for (const part of ['Bank Central', '123-456-789', 'We confirm within a day.']) expect(text).not.toContain(part);
+    expect(elementsOf(res.html).find((e) => e.name === 'img' && e.attributes.class === 'qris-code')?.attributes).toMatchObject({ src: QRIS_IMAGE, referrerpolicy: 'no-referrer' });
+    expect(res.headers.get('content-security-policy')).toContain("img-src 'self' https://pay.acme.example;");
+
+    const shop = await t.ctx.createWorkspace();
+    await Account.update({ manualBankName: 'Bank Central', manualEwalletInstructions: 'Send to <0812> on OVO.' }, { where: { id: shop.accountId } });
+    const viaWallet = await insertCheckoutSessionRow(t.ctx.sequelize, shop, { status: 'pending_review' });
+    await viaWallet.update({ paymentMethod: 'ewallet' });
+    const wallet = await page('GET', `/checkout/${viaWallet.id}`);
+    expect(textOf(wallet.html)).toContain('Send to <0812> on OVO.');
+    expect(textOf(wallet.html)).not.toContain('Bank Central');
+    expect(wallet.html).toContain('Send to &lt;0812&gt; on OVO.');
+    expect(elementsOf(wallet.html).filter((e) => e.name === 'img')).toEqual([]);
   });
 
   it('renders a completed session as a receipt: re-signed download links, licence keys, the success link', async () => {
@@ -260,6 +305,20 @@ describe('GET /checkout/:id', () => {
     expect(links).toContain('https://acme.example/thanks');
     expect(elementsOf(res.html).find((e) => e.name === 'a' && e.attributes.href === downloadUrl)).toBeDefined();
     expect(text).toContain('field-guide.pdf');
+  });
+
+  it('links each delivered line’s order page, and shows the key of a licensed download as well as a licence’s', async () => {
+    const s = await session({ status: 'completed' });
+    const file = await insertProductFile(ws, products[0]!, { fileName: 'tool-installer.exe' });
+    const download = await insertSessionDelivery(ws, s.id, { kind: 'download', lineKey: '1', productId: products[0]!, fileId: file.id, licenseKey: 'ACME-DOWN-LOAD-KEY1-0001' });
+    const licence = await insertSessionDelivery(ws, s.id, { kind: 'license', lineKey: '2', productId: products[1]!, licenseKey: 'ACME-LICE-NCEK-EY22-0002' });
+
+    const res = await page('GET', `/checkout/${s.id}`);
+    const text = textOf(res.html);
+    expect(text).toContain('Your licence keys Field Guide ACME-DOWN-LOAD-KEY1-0001 Licensed Tool ACME-LICE-NCEK-EY22-0002');
+    const orderLinks = elementsOf(res.html).filter((e) => e.name === 'a' && e.attributes.class === 'order-page').map((e) => e.attributes.href);
+    expect(orderLinks).toEqual([`${t.ctx.config.PUBLIC_BASE_URL}/order/${download.id}`, `${t.ctx.config.PUBLIC_BASE_URL}/order/${licence.id}`]);
+    expect(text).toContain('View your order: Field Guide View your order: Licensed Tool');
   });
 
   it('says the receipt is being prepared until fulfilment has written every line’s delivery', async () => {
@@ -335,7 +394,8 @@ describe('POST /checkout/:id/pay', () => {
   it('refuses a method outside the session’s set, or none, with 400 and the open page, writing nothing', async () => {
     const s = await session();
     const before = await row(s.id);
-    for (const method of ['ewallet', 'bitcoin', undefined]) {
+    // Card and the e-wallet are in the session's set but not offered: the merchant gave no instructions for them.
+    for (const method of ['card', 'ewallet', 'intl_wallet', 'bitcoin', undefined]) {
       const res = await pay(s.id, method);
       expect({ method, status: res.status }).toEqual({ method, status: 400 });
       const text = textOf(res.html);

@@ -12,7 +12,7 @@ import { GLOBAL_STOREFRONT_SEGMENTS } from '../../domain/storefront/merchant';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { newId } from '../../lib/ids';
 import { createStorage } from '../../lib/storage';
-import { insertCartProduct } from '../fixtures/cart';
+import { insertCartProduct, insertCoupon } from '../fixtures/cart';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertDelivery } from '../fixtures/deliveries';
 import { insertManualOrder, orderLine } from '../fixtures/manual-orders';
@@ -145,6 +145,8 @@ describe('GET /v1/storefront/public/order/:deliveryId', () => {
         orderNumber: null,
         status: 'completed',
         fulfillmentStatus: null,
+        subtotal: 7900,
+        discount: null,
         amount: 7900,
         currency: 'USD',
         lineCount: 2,
@@ -456,6 +458,17 @@ describe('GET /order/:deliveryId (the HTML page)', () => {
     expect(stylesheet).toMatch(/^\/order\/assets\/pages\.[0-9a-f]{12}\.css$/);
     const css = await page(stylesheet);
     expect([css.status, css.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+  });
+
+  it('shows the order’s subtotal, its discount with the code, and the total, in the JSON and on the page', async () => {
+    const store = await newStore();
+    const coupon = await insertCoupon(store.ws, { code: 'SPRING10' });
+    const { deliveries } = await checkout(store.ws, [line(store.guide, '1', 1500, 2), line(store.app, '2', 9900)], {
+      discount: { id: coupon.id, code: 'SPRING10', amount: 1290 },
+      amount: 11610,
+    });
+    expect((await orderOf(deliveries['1']!)).body.data.order).toMatchObject({ subtotal: 12900, discount: { code: 'SPRING10', amount: 1290 }, amount: 11610 });
+    expect(textOf((await page(`/order/${deliveries['1']}`)).html)).toContain('Subtotal $129.00 Discount SPRING10 −$12.90 Order total $116.10 (2 items)');
   });
 
   it('escapes every merchant and line text, and drops a thumbnail that is not http(s)', async () => {

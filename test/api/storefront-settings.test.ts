@@ -26,7 +26,15 @@ describe('/v1/account/storefront', () => {
       brandBanner: null,
       pixels: { metaPixelId: null, googleTagId: null, tiktokPixelId: null },
       customDomains: [],
-      manualPayment: { bankName: null, accountNumber: null, accountHolder: null, instructions: null },
+      manualPayment: {
+        bankName: null,
+        accountNumber: null,
+        accountHolder: null,
+        instructions: null,
+        qris: { imageUrl: null, instructions: null },
+        ewallet: { instructions: null },
+        intlWallet: { instructions: null },
+      },
       updatedAt: expect.any(String),
     });
   });
@@ -67,6 +75,37 @@ describe('/v1/account/storefront', () => {
     expect(entries).toBe(2);
   });
 
+  it('keeps instructions per local-mode method: QRIS image and text, the wallets’ text, each replaced or cleared on its own', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const manualPayment = {
+      accountNumber: '1234567890',
+      qris: { imageUrl: 'https://cdn.example.com/qris.png', instructions: 'Scan and pay' },
+      ewallet: { instructions: 'DANA 0812-000-111' },
+      intlWallet: { instructions: 'PayPal pay@example.com' },
+    };
+    const res = await http<{ data: { manualPayment: unknown } }>(t.api.baseUrl, 'PATCH', PATH, { key: ws.secretKey, body: { manualPayment } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.manualPayment).toEqual({ bankName: null, accountHolder: null, instructions: null, ...manualPayment });
+    expect(await Account.findByPk(ws.accountId)).toMatchObject({
+      manualAccountNumber: '1234567890',
+      manualQrisImageUrl: 'https://cdn.example.com/qris.png',
+      manualQrisInstructions: 'Scan and pay',
+      manualEwalletInstructions: 'DANA 0812-000-111',
+      manualIntlWalletInstructions: 'PayPal pay@example.com',
+    });
+
+    const cleared = await http<{ data: { manualPayment: unknown } }>(t.api.baseUrl, 'PATCH', PATH, { key: ws.secretKey, body: { manualPayment: { qris: { imageUrl: null }, ewallet: { instructions: '' } } } });
+    expect(cleared.body.data.manualPayment).toEqual({
+      bankName: null,
+      accountNumber: '1234567890',
+      accountHolder: null,
+      instructions: null,
+      qris: { imageUrl: null, instructions: 'Scan and pay' },
+      ewallet: { instructions: null },
+      intlWallet: { instructions: 'PayPal pay@example.com' },
+    });
+  });
+
   it('replaces the custom domains whole and frees removed ones for other workspaces', async () => {
     const a = await t.ctx.createWorkspace();
     const b = await t.ctx.createWorkspace();
@@ -98,6 +137,9 @@ describe('/v1/account/storefront', () => {
     [{ customDomains: ['shop.example.com:8080'] }],
     [{ customDomains: Array.from({ length: 11 }, (_, i) => `s${i}.example.com`) }],
     [{ manualPayment: { iban: 'x' } }],
+    [{ manualPayment: { qris: { imageUrl: 'javascript:alert(1)' } } }],
+    [{ manualPayment: { qris: { imageUrl: 'data:image/png;base64,AAAA' } } }],
+    [{ manualPayment: { card: { instructions: 'Send us your card number' } } }],
     [{ unknown: true }],
   ])('refuses %j with 400 VALIDATION_ERROR and changes nothing', async (body) => {
     const ws = await t.ctx.createWorkspace();

@@ -3,20 +3,27 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { QueryTypes } from 'sequelize';
-import { Account, Delivery, License, Product, type CheckoutSession } from '../../db/models';
+import { Account, Delivery, EmailMessage, License, Product, type CheckoutSession } from '../../db/models';
 import { createDownloadLinks } from '../../domain/deliveries/links';
+import { createStarters } from '../../domain/workflow-starters';
+import { runRecordedStarts } from '../../domain/workflow-starts';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { requireEncryptionKey } from '../../lib/config';
+import { createMailer } from '../../lib/email';
 import { workflowIds } from '../../workflows/messages';
+import { insertCoupon } from '../fixtures/cart';
 import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
 import { insertProductFile, insertProducts } from '../fixtures/products';
 import { http, useTestApi } from '../helpers/context';
+import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
+import { waitFor } from '../helpers/wait';
 import { startTestWorker } from '../helpers/worker';
 
 /**
  * The hosted checkout page in a real browser: Debian's Chromium driven by playwright-core, against the API on an
- * ephemeral loopback port, the merchant confirming through the API and a real worker fulfilling the session.
- * Screenshots of each state land in test-artifacts/hosted-checkout/ (gitignored).
+ * ephemeral loopback port, the merchant confirming through the API and a real worker fulfilling the session and
+ * sending the receipt to a real SMTP server on loopback. Screenshots of each state land in
+ * test-artifacts/hosted-checkout/ (gitignored).
  */
 jest.setTimeout(120_000);
 
@@ -25,6 +32,9 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/hosted-checkout');
 /** The merchant logo's host: never reached, the browser's requests to it are answered by the test (page.route). */
 const LOGO_URL = 'https://cdn.acme.test/logo.svg';
+/** The merchant's static QRIS code, on another host of theirs; answered inside the browser too. */
+const QRIS_URL = 'https://pay.acme.test/qris.svg';
+const QRIS_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 24 24"><rect width="24" height="24" fill="#ffffff"/><path d="M2 2h8v8H2zM14 2h8v8h-8zM2 14h8v8H2zM14 14h3v3h-3zM19 19h3v3h-3zM4 4v4h4V4zM16 4v4h4V4zM4 16v4h4v-4z" fill="#000000" fill-rule="evenodd"/></svg>';
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32" viewBox="0 0 96 32"><rect width="32" height="32" rx="8" fill="#ffffff"/><path d="M8 22L16 8l8 14z" fill="#0f766e"/><text x="40" y="22" font-family="sans-serif" font-size="14" fill="#ffffff">ACME</text></svg>';
 
 /** This file's own queue: its worker runs these sessions' workflows and no other file's. */
@@ -32,6 +42,7 @@ const TASK_QUEUE = `hosted-checkout-${process.pid}`;
 // Page loads of this file alone would not reach the per-IP budget, but other files' public calls share 127.0.0.1.
 const t = useTestApi({ PUBLIC_RATE_LIMIT_PER_MINUTE: '100000', TEMPORAL_TASK_QUEUE: TASK_QUEUE });
 
+let smtp: TestSmtpServer;
 let browser: Browser;
 let withJs: BrowserContext;
 let withoutJs: BrowserContext;
@@ -45,12 +56,19 @@ beforeAll(async () => {
     throw new Error(`Chromium is missing at ${CHROMIUM}: the hosted checkout browser tests need Debian's chromium. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y chromium\`.`);
   }
   await mkdir(ARTIFACTS, { recursive: true });
+  smtp = await startTestSmtpServer();
   // launch() runs Chromium on a fresh temporary profile of its own, removed on close.
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   withJs = await browser.newContext({ viewport: { width: 820, height: 1000 } });
   withoutJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, javaScriptEnabled: false });
   for (const context of [withJs, withoutJs]) {
     await context.route(`${new URL(LOGO_URL).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+    await context.route(`${new URL(QRIS_URL).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: QRIS_SVG }));
+    // What a proxy in front of the service does: links naming PUBLIC_BASE_URL (the receipt's) reach the test API.
+    await context.route(`${t.ctx.config.PUBLIC_BASE_URL}/**`, async (route) => {
+      const url = new URL(route.request().url());
+      await route.fulfill({ response: await route.fetch({ url: `${t.api.baseUrl}${url.pathname}${url.search}` }) });
+    });
   }
 
   ws = await t.ctx.createWorkspace();
@@ -67,6 +85,9 @@ beforeAll(async () => {
       manualAccountNumber: '123-456-789',
       manualAccountHolder: 'Acme Books Ltd',
       manualPaymentInstructions: 'Put the reference in the transfer description.\nWe confirm within one business day.',
+      manualQrisImageUrl: QRIS_URL,
+      manualQrisInstructions: 'Scan with any banking or e-wallet app.\nWrite the reference in the payment note.',
+      manualEwalletInstructions: 'Send the amount to DANA 0812-3456-7890 (Acme Books).',
     },
     { where: { id: ws.accountId } },
   );
@@ -74,6 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await smtp?.close();
 });
 
 afterEach(() => {
@@ -123,14 +145,15 @@ async function load(page: Page, id: string, reload = false): Promise<Response> {
   const response = reload ? await page.reload() : await page.goto(pageUrl(id));
   expect(response!.status()).toBe(200);
   const headers = response!.headers();
-  expect(headers['content-security-policy']).toMatch(/^default-src 'none';script-src 'none';style-src 'self' 'nonce-[^']+';img-src 'self' https:\/\/cdn\.acme\.test;form-action 'self';base-uri 'none';frame-ancestors 'none'$/);
+  expect(headers['content-security-policy']).toMatch(/^default-src 'none';script-src 'none';style-src 'self' 'nonce-[^']+';img-src 'self' https:\/\/cdn\.acme\.test( https:\/\/pay\.acme\.test)?;form-action 'self';base-uri 'none';frame-ancestors 'none'$/);
   expect(headers['cache-control']).toBe('no-store');
   return response!;
 }
 
 describe('the hosted checkout page in Chromium', () => {
   it('takes a buyer from the open page through paying and the merchant’s confirmation to the receipt, each state surviving a reload', async () => {
-    const s = await session();
+    const coupon = await insertCoupon(ws, { code: 'SPRING10' });
+    const s = await session({ discount: { id: coupon.id, code: 'SPRING10', amount: 790 }, amount: 7110 });
     const page = await newPage(withJs);
 
     // Open: branding, lines, total, methods, pay button.
@@ -143,8 +166,10 @@ describe('the hosted checkout page in Chromium', () => {
     let text = await mainText(page);
     expect(text).toContain('Field Guide (PDF) × 2 $30.00');
     expect(text).toContain('Route Planner Pro $49.00');
-    expect(text).toContain('Total $79.00');
-    expect(await page.getByRole('radio').count()).toBe(4);
+    expect(text).toContain('Subtotal $79.00 Discount SPRING10 −$7.90 Total $71.10');
+    // The session allows card too; local mode never offers it (no payment provider, no card charge).
+    expect(await page.getByRole('radio').count()).toBe(3);
+    expect(await page.getByRole('radio', { name: 'Card' }).count()).toBe(0);
     await expect(page.getByRole('radio', { name: 'Bank transfer (virtual account)' }).isChecked()).resolves.toBe(true);
     expect(await page.getByRole('link', { name: 'Cancel and return to Acme Books' }).getAttribute('href')).toBe('https://acme.test/cart');
     await shot(page, '01-open');
@@ -153,12 +178,15 @@ describe('the hosted checkout page in Chromium', () => {
 
     // Pay: the form posts, the 303 lands back on the page, now awaiting confirmation with the transfer details.
     await page.getByRole('radio', { name: 'QRIS' }).check();
-    await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
+    await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $71.10' }).click()]);
     expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'qris' });
     text = await mainText(page);
-    for (const part of ['Awaiting confirmation', 'Bank Central', '123-456-789', 'Acme Books Ltd', 'We confirm within one business day.', s.id, 'QRIS', '$79.00']) {
+    // The QRIS instructions, not a bank transfer's.
+    for (const part of ['Awaiting confirmation', 'Please pay $71.10 to Acme Books by QRIS', 'Write the reference in the payment note.', s.id]) {
       expect(text).toContain(part);
     }
+    for (const part of ['Bank Central', '123-456-789', 'We confirm within one business day.']) expect(text).not.toContain(part);
+    expect(await page.evaluate(`document.querySelector('img.qris-code').complete && document.querySelector('img.qris-code').naturalWidth > 0`)).toBe(true);
     expect(await page.locator('form').count()).toBe(0);
     await shot(page, '02-awaiting-confirmation');
     await load(page, s.id, true);
@@ -176,12 +204,19 @@ describe('the hosted checkout page in Chromium', () => {
     await load(page, s.id, true);
     expect(await mainText(page)).toBe(text);
 
-    // A real worker on the queue: the workflow's fulfilment writes one download and one licence, then ends.
-    const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE);
+    // A real worker on the queue: the workflow's fulfilment writes one download and one licence and queues the
+    // receipt, then ends; the receipt's start (the worker process's start relay's job) is made here by hand.
+    const mailer = createMailer({ SMTP_URL: smtp.url, EMAIL_FROM: t.ctx.config.EMAIL_FROM });
+    const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE, { config: t.ctx.config, mailer });
+    let receipt;
     try {
       await expect(t.ctx.temporal.workflow.getHandle(workflowIds.checkoutSession(s.id)).result()).resolves.toBe('fulfilled');
+      const queued = (await EmailMessage.findOne({ where: { businessKey: `checkout_receipt:${s.id}` } }))!;
+      await runRecordedStarts(t.ctx.sequelize, createStarters(t.ctx.temporal, { taskQueue: TASK_QUEUE }), { workflowIds: [workflowIds.emailDelivery(queued.id)] }, { timeoutMs: 5_000 });
+      receipt = (await waitFor(async () => smtp.received.find((m) => m.parsed.subject?.endsWith(`(${s.id})`)), { timeoutMs: 30_000 })).parsed;
     } finally {
       await worker.stop();
+      mailer.close();
     }
     const deliveries = await Delivery.findAll({ where: { checkoutSessionId: s.id }, order: [['lineKey', 'ASC']] });
     expect(deliveries.map((d) => [d.lineKey, d.kind])).toEqual([
@@ -200,8 +235,31 @@ describe('the hosted checkout page in Chromium', () => {
       expect(links.verify(href.split('/').pop()!)).toEqual({ deliveryId: deliveries[0]!.id });
       await expect(page.locator('code.license-key').innerText()).resolves.toBe(licence!.key);
       expect(await page.getByRole('link', { name: 'Continue to Acme Books' }).getAttribute('href')).toBe('https://acme.test/thanks');
+      expect(text).toContain('Subtotal $79.00 Discount SPRING10 −$7.90 Total $71.10');
     }
     await shot(page, '04-receipt');
+
+    // The receipt e-mail: subtotal, discount and total, and "View your order" on the first line's order page.
+    const orderUrl = `${t.ctx.config.PUBLIC_BASE_URL}/order/${deliveries[0]!.id}`;
+    expect(receipt.text).toContain('Subtotal: $79.00\nDiscount (SPRING10): −$7.90\nTotal: $71.10');
+    expect(receipt.text).toContain(`View your order: ${orderUrl}\n`);
+    const viewLinks = [...(receipt.html as string).matchAll(/<a href="([^"]+)"[^>]*>View your order<\/a>/g)].map((m) => m[1]);
+    expect(viewLinks).toEqual([orderUrl]);
+    expect(receipt.html).not.toContain('acme.test/thanks');
+
+    // The buyer opens it: the order page of that line, with the order's subtotal, discount and total.
+    const fromMail = await newPage(withJs);
+    expect((await fromMail.goto(viewLinks[0]!))!.status()).toBe(200);
+    const orderText = await mainText(fromMail);
+    expect(orderText).toContain('Your order Placed on');
+    expect(orderText).toContain('Field Guide (PDF)');
+    expect(orderText).toContain('Subtotal $79.00 Discount SPRING10 −$7.90 Order total $71.10 (2 items)');
+    await expect(fromMail.getByRole('link', { name: 'Download field-guide.pdf' }).count()).resolves.toBe(1);
+    await fromMail.close();
+
+    // The completed page links each line's order page too: following the licence line's shows its key.
+    await Promise.all([page.waitForURL(`${t.ctx.config.PUBLIC_BASE_URL}/order/${deliveries[1]!.id}`), page.getByRole('link', { name: 'View your order: Route Planner Pro' }).click()]);
+    await expect(page.locator('code.license-key').innerText()).resolves.toBe(licence!.key);
     await page.close();
   });
 
@@ -257,10 +315,13 @@ describe('the hosted checkout page in Chromium', () => {
     const s = await session();
     const page = await newPage(withoutJs);
     await load(page, s.id);
-    await page.getByRole('radio', { name: 'Card' }).check();
+    await page.getByRole('radio', { name: 'E-wallet' }).check();
     await Promise.all([page.waitForURL(pageUrl(s.id)), page.getByRole('button', { name: 'Pay $79.00' }).click()]);
-    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'card' });
-    expect(await mainText(page)).toContain('Awaiting confirmation');
+    expect(await status(s.id)).toEqual({ status: 'pending_review', payment_method: 'ewallet' });
+    const text = await mainText(page);
+    expect(text).toContain('Awaiting confirmation');
+    expect(text).toContain('Send the amount to DANA 0812-3456-7890 (Acme Books).');
+    expect(text).not.toContain('Bank Central');
     await shot(page, '07-no-javascript-paid');
     await page.close();
   });

@@ -16,6 +16,7 @@ import { startRecordedNow } from '../../domain/workflow-starts';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createLogger } from '../../lib/logger';
+import { formatAmount } from '../../lib/money';
 import type { checkoutSession } from '../../workflows/checkout-session';
 import { checkoutStateQuery, workflowIds, type CheckoutWorkflowState } from '../../workflows/messages';
 import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
@@ -325,6 +326,10 @@ describe('checkout-session workflow (time-skipping server, real activities and d
     expect(tokens.map((t) => links.verify(t))).toEqual([{ deliveryId: deliveries[0]!.id }, { deliveryId: deliveries[2]!.id }]);
     expect(text).toMatch(/ebook-v2\.pdf: /);
     expect(text).toMatch(/setup\.exe: /);
+    // The discount with its code, and "View your order" on the first line's order page, not the merchant's success URL.
+    expect(text).toContain(`Subtotal: ${formatAmount(session.subtotal, 'USD')}\nDiscount (${discount.code}): −$10.00\nTotal: ${formatAmount(session.amount, 'USD')}`);
+    expect(text).toContain(`View your order: ${config.PUBLIC_BASE_URL}/order/${deliveries[0]!.id}\n`);
+    expect(text).not.toContain('shop.example/thanks');
 
     // Every step again (a replay after a crash): nothing is applied twice.
     for (const step of await appliedSteps(ctx.sequelize, session.id)) {

@@ -35,7 +35,8 @@ function receiptContext(view: HostedCheckoutView) {
     ready: view.receipt?.ready ?? false,
     completedAt: view.receipt?.completedAt,
     downloads: of('download', 'download_unavailable'),
-    licenses: of('license'),
+    licenses: view.receipt?.licenses ?? [],
+    orderPages: view.receipt?.orderPages ?? [],
     others: of('shipment', 'manual').map((item) => ({ lineName: item.lineName, note: item.kind === 'shipment' ? 'Shipped to your address.' : 'Delivered by the merchant directly.' })),
   };
 }
@@ -51,7 +52,7 @@ const TITLES: Record<HostedCheckoutView['state'], string> = {
 /** The page of one session in its current state; `notice` explains a refused pay. */
 export function renderSession(res: Response, base: string, view: HostedCheckoutView, { status = 200, notice }: { status?: number; notice?: string } = {}): void {
   const methods = methodsOf(view);
-  const transfer = view.transfer;
+  const qrisImageUrl = view.instructions?.qrisImageUrl;
   const context = {
     ...view,
     base,
@@ -59,7 +60,6 @@ export function renderSession(res: Response, base: string, view: HostedCheckoutV
     methods,
     singleMethod: methods.length === 1 ? methods[0] : null,
     methodLabel: view.paymentMethod ? METHOD_LABELS[view.paymentMethod] : null,
-    hasTransferDetails: Boolean(transfer && (transfer.bankName || transfer.accountNumber || transfer.instructions)),
     ...receiptContext(view),
   };
   sendPage(res, {
@@ -70,6 +70,7 @@ export function renderSession(res: Response, base: string, view: HostedCheckoutV
     testMode: view.testMode,
     reference: view.id,
     notice,
+    images: qrisImageUrl ? [qrisImageUrl] : [],
     formOrigins: view.state === 'open' && view.providerOrigin ? [view.providerOrigin] : [],
     body: bodies[view.state](context),
   });

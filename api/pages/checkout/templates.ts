@@ -20,7 +20,7 @@ export const PARTIALS = { summary: SUMMARY };
 
 export const OPEN = `<h1>Checkout</h1>
 {{> summary}}
-<form class="pay" method="post" action="{{base}}/{{id}}/pay">
+{{#if methods.length}}<form class="pay" method="post" action="{{base}}/{{id}}/pay">
 {{#if singleMethod}}<input type="hidden" name="paymentMethod" value="{{singleMethod.value}}">
 <p class="method-single">Pay with <strong>{{singleMethod.label}}</strong></p>
 {{else}}<fieldset class="methods">
@@ -29,22 +29,28 @@ export const OPEN = `<h1>Checkout</h1>
 {{/each}}</fieldset>
 {{/if}}<button type="submit" class="button">Pay {{money total currency}}</button>
 </form>
-<p class="muted">This checkout expires on {{date expiresAt}}.</p>
+{{else}}<p class="notice" role="status">{{merchant.name}} has not set up a way to pay on this page yet. Contact them to complete your order.</p>
+{{/if}}<p class="muted">This checkout expires on {{date expiresAt}}.</p>
 {{#if cancelUrl}}<p class="secondary"><a href="{{cancelUrl}}">Cancel and return to {{merchant.name}}</a></p>
 {{/if}}`;
 
+/** The chosen method's instructions (storefront settings `manualPayment`): a bank transfer's details, a QRIS code, text. */
 export const PENDING = `<h1>Awaiting confirmation</h1>
-<p>Please transfer <strong>{{money total currency}}</strong> to {{merchant.name}} using the details below. Your order is confirmed as soon as {{merchant.name}} has received the payment; this page then shows your receipt.</p>
-<dl class="transfer">
-{{#if transfer.bankName}}<div><dt>Bank</dt><dd>{{transfer.bankName}}</dd></div>
-{{/if}}{{#if transfer.accountNumber}}<div><dt>Account number</dt><dd class="copyable">{{transfer.accountNumber}}</dd></div>
-{{/if}}{{#if transfer.accountHolder}}<div><dt>Account holder</dt><dd>{{transfer.accountHolder}}</dd></div>
+<p>Please pay <strong>{{money total currency}}</strong> to {{merchant.name}}{{#if methodLabel}} by {{methodLabel}}{{/if}} as described below. Your order is confirmed as soon as {{merchant.name}} has received the payment; this page then shows your receipt.</p>
+{{#if instructions.qrisImageUrl}}<figure class="qris">
+<img class="qris-code" src="{{instructions.qrisImageUrl}}" alt="QRIS code of {{merchant.name}}" referrerpolicy="no-referrer">
+<figcaption class="muted">Scan it with your banking or e-wallet app and pay {{money total currency}}.</figcaption>
+</figure>
+{{/if}}<dl class="transfer">
+{{#if instructions.bankName}}<div><dt>Bank</dt><dd>{{instructions.bankName}}</dd></div>
+{{/if}}{{#if instructions.accountNumber}}<div><dt>Account number</dt><dd class="copyable">{{instructions.accountNumber}}</dd></div>
+{{/if}}{{#if instructions.accountHolder}}<div><dt>Account holder</dt><dd>{{instructions.accountHolder}}</dd></div>
 {{/if}}<div><dt>Amount</dt><dd>{{money total currency}}</dd></div>
 <div><dt>Reference</dt><dd class="copyable">{{id}}</dd></div>
 {{#if methodLabel}}<div><dt>Method</dt><dd>{{methodLabel}}</dd></div>
 {{/if}}</dl>
-{{#if transfer.instructions}}<p class="instructions">{{lines transfer.instructions}}</p>
-{{/if}}{{#unless hasTransferDetails}}<p class="instructions">{{merchant.name}} has not published transfer details on this page; they will send them to you.</p>
+{{#if instructions.text}}<p class="instructions">{{lines instructions.text}}</p>
+{{/if}}{{#unless instructions}}<p class="instructions">{{merchant.name}} has not published payment details for this method on this page; they will send them to you.</p>
 {{/unless}}<p class="status"><span class="badge">Awaiting confirmation</span> Reload this page to see whether your payment has been confirmed.</p>
 {{> summary}}`;
 
@@ -65,7 +71,12 @@ export const COMPLETED = `<h1>Payment received</h1>
 {{#each others}}<li>{{lineName}} <span class="muted">{{note}}</span></li>
 {{/each}}</ul>
 {{/if}}{{#unless ready}}<p class="notice preparing" role="status">Your receipt is being prepared. Reload this page in a moment to see your downloads and licence keys.</p>
-{{/unless}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
+{{/unless}}{{#if orderPages.length}}<h2>Your order</h2>
+<p class="muted">Each item has its own order page with its downloads, keys and status; the receipt e-mail links it too.</p>
+<ul class="deliveries">
+{{#each orderPages}}<li><a class="order-page" href="{{url}}">View your order: {{lineName}}</a></li>
+{{/each}}</ul>
+{{/if}}{{#if successUrl}}<p><a class="button" href="{{successUrl}}">Continue to {{merchant.name}}</a></p>
 {{/if}}`;
 
 export const EXPIRED = `<h1>This checkout has expired</h1>

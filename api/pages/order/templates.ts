@@ -17,6 +17,8 @@ export const ORDER = `<h1>Your order</h1>
 <div><dt>Status</dt><dd><span class="badge {{statusTone}}">{{statusLabel}}</span></dd></div>
 {{#if fulfillmentLabel}}<div><dt>Order fulfilment</dt><dd>{{fulfillmentLabel}}</dd></div>
 {{/if}}{{#if order.paidAt}}<div><dt>Payment received</dt><dd>{{date order.paidAt}}</dd></div>
+{{/if}}{{#if order.discount}}<div><dt>Subtotal</dt><dd class="amount">{{money order.subtotal order.currency}}</dd></div>
+<div><dt>Discount <span class="code">{{order.discount.code}}</span></dt><dd class="amount">−{{money order.discount.amount order.currency}}</dd></div>
 {{/if}}<div><dt>Order total</dt><dd>{{money order.amount order.currency}}{{#if otherLines}} <span class="quantity">({{order.lineCount}} items)</span>{{/if}}</dd></div>
 <div><dt>Receipt sent to</dt><dd>{{order.customerEmailMasked}}</dd></div>
 {{#if order.trackingNumber}}<div><dt>Tracking</dt><dd>{{#if order.trackingCourier}}{{order.trackingCourier}} {{/if}}<span class="copyable">{{order.trackingNumber}}</span></dd></div>

@@ -57,10 +57,13 @@ a { color: var(--brand); }
 .transfer, .facts { margin: 0 0 20px; border: 1px solid var(--line); border-radius: 8px; }
 .transfer div, .facts div { display: flex; justify-content: space-between; gap: 16px; padding: 10px 14px; border-bottom: 1px solid var(--line); }
 .transfer div:last-child, .facts div:last-child { border-bottom: 0; }
-.transfer dt, .facts dt { color: var(--muted); }
-.transfer dd, .facts dd { margin: 0; font-weight: 600; text-align: right; overflow-wrap: anywhere; }
+.transfer dt, .facts dt { color: var(--muted); min-width: 0; overflow-wrap: anywhere; }
+.transfer dd, .facts dd { margin: 0; min-width: 0; font-weight: 600; text-align: right; overflow-wrap: anywhere; }
+.facts dd.amount { flex: none; white-space: nowrap; }
 .copyable { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; user-select: all; }
 .instructions { white-space: normal; overflow-wrap: anywhere; }
+.qris { margin: 0 0 20px; text-align: center; }
+.qris-code { display: block; width: 100%; max-width: 260px; height: auto; margin: 0 auto 8px; border: 1px solid var(--line); border-radius: 8px; background: #ffffff; }
 .badge { display: inline-block; padding: 2px 10px; margin-right: 6px; border-radius: 999px; background: var(--notice); color: var(--notice-text); font-size: 13px; font-weight: 600; }
 .deliveries { list-style: none; margin: 0 0 16px; padding: 0; }
 .deliveries li { padding: 10px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
@@ -75,6 +78,16 @@ a { color: var(--brand); }
 .item-detail { margin: 0; color: var(--muted); font-size: 14px; font-variant-numeric: tabular-nums; }
 .footer { max-width: 520px; margin: 16px auto 0; text-align: center; font-size: 12px; }
 .reference { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+/* Phones: a narrower frame, and each fact's value under its label, so an account number, a reference or a masked
+   e-mail gets the card's whole width instead of half of it. */
+@media (max-width: 480px) {
+  body { padding: 16px 12px; }
+  .merchant { padding: 16px 20px; }
+  .test-mode { padding: 6px 20px; }
+  .content { padding: 20px 20px 24px; }
+  .transfer div, .facts div { flex-direction: column; gap: 2px; }
+  .transfer dd, .facts dd { text-align: left; }
+}
 `;
 
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#18181b"/><path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></svg>`;

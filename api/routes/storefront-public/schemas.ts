@@ -228,6 +228,8 @@ export const PublicOrder = z
         .enum([...CHECKOUT_STATUSES, ...MANUAL_PAYMENT_STATUSES])
         .meta({ description: 'A checkout session’s status as its buyer sees it, or a manual order’s `paymentStatus`' }),
       fulfillmentStatus: z.enum(MANUAL_FULFILLMENT_STATUSES).nullable().meta({ description: 'Manual orders only' }),
+      subtotal: smallest('The order’s lines before its discount'),
+      discount: z.object({ code: z.string(), amount: smallest('What the code took off the order') }).nullable(),
       amount: smallest('Order total'),
       currency: z.enum(CURRENCIES),
       lineCount: z.int().meta({ description: 'Lines in the order; each has its own delivery and page' }),

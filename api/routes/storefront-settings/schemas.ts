@@ -13,12 +13,17 @@ export const StorefrontSettings = z
     brandBanner: z.string().nullable(),
     pixels: z.object({ metaPixelId: z.string().nullable(), googleTagId: z.string().nullable(), tiktokPixelId: z.string().nullable() }),
     customDomains: z.array(z.string()),
-    manualPayment: z.object({
-      bankName: z.string().nullable(),
-      accountNumber: z.string().nullable(),
-      accountHolder: z.string().nullable(),
-      instructions: z.string().nullable(),
-    }),
+    manualPayment: z
+      .object({
+        bankName: z.string().nullable(),
+        accountNumber: z.string().nullable(),
+        accountHolder: z.string().nullable(),
+        instructions: z.string().nullable(),
+        qris: z.object({ imageUrl: z.string().nullable(), instructions: z.string().nullable() }),
+        ewallet: z.object({ instructions: z.string().nullable() }),
+        intlWallet: z.object({ instructions: z.string().nullable() }),
+      })
+      .meta({ description: 'Local-mode payment instructions: the bank transfer (`va`, the four top-level fields), QRIS, e-wallet and international wallet' }),
     updatedAt: z.string(),
   })
   .meta({ id: 'StorefrontSettings' });

@@ -14,10 +14,12 @@ const receipt = parseEmailData('checkout_receipt', {
   orderNumber: 'cs_01',
   currency: 'USD',
   lines: [{ name: 'Ebook <script>alert(1)</script>', quantity: 2, amount: 3998 }],
-  total: 3998,
+  subtotal: 3998,
+  discount: { code: 'SPRING<10>', amount: 400 },
+  total: 3598,
   downloads: [{ name: 'book.pdf', url: 'https://files.acme.test/d/tok?a=1&b=2' }],
   licenceKeys: [{ product: 'App', key: 'KEY-<1>' }],
-  successUrl: 'https://acme.test/thanks',
+  orderUrl: 'https://acme.test/order/del_01J00000000000000000000000',
 });
 
 describe('renderEmail', () => {
@@ -32,19 +34,22 @@ describe('renderEmail', () => {
     expect(subject).toBe('Your receipt from Acme <img src=x onerror=alert(1)> (cs_01)');
   });
 
-  it('carries lines, total, download links, licence keys and the order link in both parts, with the merchant’s branding', () => {
+  it('carries lines, subtotal, discount, total, download links, licence keys and the order link in both parts, with the merchant’s branding', () => {
     const { html, text } = renderEmail('checkout_receipt', receipt, merchant);
     for (const part of [html, text]) {
       expect(part).toContain('$39.98');
+      expect(part).toContain('$35.98');
       expect(part).toContain('book.pdf');
       expect(part).toContain('KEY-');
     }
     expect(html).toContain('href="https://files.acme.test/d/tok?a&#x3D;1&amp;b&#x3D;2"');
-    expect(html).toContain('href="https://acme.test/thanks"');
+    expect(html).toContain('href="https://acme.test/order/del_01J00000000000000000000000"');
+    expect(html).toContain('<td>Discount (SPRING&lt;10&gt;)</td><td align="right">−$4.00</td>');
     expect(html).toContain('background:#ff6600');
     expect(html).toContain('<img src="https://cdn.acme.test/logo.png"');
     expect(text).toContain('book.pdf: https://files.acme.test/d/tok?a=1&b=2');
-    expect(text).toContain('View your order: https://acme.test/thanks');
+    expect(text).toContain('Subtotal: $39.98\nDiscount (SPRING<10>): −$4.00\nTotal: $35.98');
+    expect(text).toContain('View your order: https://acme.test/order/del_01J00000000000000000000000');
     expect(text.trim().endsWith(merchant.name)).toBe(true);
   });
 
@@ -63,7 +68,7 @@ describe('renderEmail', () => {
   it('refuses non-http(s) links, multi-line names and unknown fields when the data is checked', () => {
     const base = { orderNumber: 'cs_03', currency: 'USD', lines: [{ name: 'A', quantity: 1, amount: 1 }], total: 1 };
     expect(() => parseEmailData('checkout_receipt', { ...base, downloads: [{ name: 'x', url: 'javascript:alert(1)' }] })).toThrow();
-    expect(() => parseEmailData('checkout_receipt', { ...base, successUrl: 'data:text/html,hi' })).toThrow();
+    expect(() => parseEmailData('checkout_receipt', { ...base, orderUrl: 'data:text/html,hi' })).toThrow();
     expect(() => parseEmailData('checkout_receipt', { ...base, buyerName: 'Eve\nBcc: x@y.test' })).toThrow();
     expect(() => parseEmailData('checkout_receipt', { ...base, extra: 1 })).toThrow();
   });
