@@ -7,7 +7,8 @@ import { newId } from '../../lib/ids';
 
 /** Tax on a subtotal at `bps` basis points, rounded half up to the smallest unit (docs/decisions/billing.md). */
 export function taxOf(subtotal: number, bps: number): number {
-  return Math.floor((subtotal * bps + 5_000) / 10_000);
+  // In BigInt: subtotal × bps passes 2^53 within the documented limits (docs/decisions/money.md).
+  return Number((BigInt(subtotal) * BigInt(bps) + 5_000n) / 10_000n);
 }
 
 /**

@@ -3,6 +3,11 @@ import { invoiceNumber, taxOf } from '../../domain/invoices/issue';
 // docs/decisions/billing.md, "Invoices": tax and numbers as values, without issuing an invoice.
 
 describe('taxOf', () => {
+  it('rounds exactly past 2^53: subtotal × bps is computed without losing a unit', () => {
+    // 999_999_995_001 × 9_999 = 9_998_999_950_014_999 → 999_899_995_001.4999, which rounds down.
+    expect(taxOf(999_999_995_001, 9_999)).toBe(999_899_995_001);
+  });
+
   it('rounds subtotal × bps / 10000 half up to the smallest unit: 0.5 → 1, 0.4999 → 0', () => {
     expect(taxOf(5, 1_000)).toBe(1); // 0.5
     expect(taxOf(4, 1_000)).toBe(0); // 0.4
