@@ -2,7 +2,6 @@ import { courierLogo } from './local-catalogue';
 import { renderLabel } from './label';
 import {
   PartnerError,
-  SERVICE_TYPES,
   type Booking,
   type BookingRequest,
   type Courier,
@@ -59,8 +58,9 @@ interface BiteshipOrder {
 /** The aggregator's service and shipping types, in ours: freight is cargo; same_day and instant are themselves; the rest regular. */
 export function serviceTypeOf(entry: Pick<BiteshipCourier, 'service_type' | 'shipping_type'>): ServiceType {
   if (entry.shipping_type === 'freight') return 'cargo';
-  const type = entry.service_type?.replace('_', '-');
-  return type && (SERVICE_TYPES as readonly string[]).includes(type) && type !== 'regular' ? (type as ServiceType) : 'regular';
+  if (entry.service_type === 'instant') return 'instant';
+  if (entry.service_type === 'same_day') return 'same-day';
+  return 'regular';
 }
 
 /** `"1 - 2"` and `"days"` → 1, 2, days; an unreadable range is 0–0. */

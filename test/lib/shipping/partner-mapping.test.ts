@@ -11,6 +11,8 @@ describe('the aggregator’s service types', () => {
     expect(serviceTypeOf({ shipping_type: 'parcel', service_type: 'standard' })).toBe('regular');
     expect(serviceTypeOf({ shipping_type: 'parcel', service_type: 'overnight' })).toBe('regular');
     expect(serviceTypeOf({})).toBe('regular');
+    // Only freight is cargo: a service_type that names cargo without it is a parcel service.
+    expect(serviceTypeOf({ shipping_type: 'parcel', service_type: 'cargo' })).toBe('regular');
   });
 });
 
