@@ -40,9 +40,10 @@ export function outsideRequestTransaction<R>(work: () => R): R {
 }
 
 export interface RequestUnitHandle {
-  /** Commits the transaction, then runs the deferred work outside the unit, in order. */
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /** Once committed: the deferred work, outside the unit, in order. Its failure is no failure of the commit. */
+  runAfterCommit(): Promise<void>;
 }
 
 /**
@@ -55,7 +56,9 @@ export function runInRequestTransaction<R>(transaction: Transaction, fn: (handle
     async commit() {
       await transaction.commit();
       unit.state = 'committed';
-      const deferred = unit.afterCommit.splice(0);
+    },
+    async runAfterCommit() {
+      const deferred = unit.state === 'committed' ? unit.afterCommit.splice(0) : [];
       await outsideRequestTransaction(async () => {
         for (const work of deferred) await work();
       });

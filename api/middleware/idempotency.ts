@@ -64,6 +64,8 @@ function answerOnceCommitted(req: Request, res: Response, settlement: Settlement
     const response: StoredResponse = { status: res.statusCode, body, contentType: (res.getHeader('content-type') as string | undefined) ?? null };
     settle(settlement, response).then(
       async () => {
+        // Before the answer, as without a key: the workflows the request recorded are started when the client hears of them.
+        await settlement.unit.runAfterCommit().catch((err: unknown) => req.log.warn({ err }, 'work after the commit failed; the relays will do what it left'));
         await pauseAtTestHook('idempotency:after-commit');
         end(...args);
       },
