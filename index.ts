@@ -1,7 +1,7 @@
 /**
  * The package's public surface for webhook receivers: verify `X-Service-Signature` on the raw body
  * (and sign payloads the same way, for a receiver's own tests).
- * See README "Receiving webhooks" for an Express example.
+ * See docs/api-guide.md, "Receiving webhooks", for an Express example.
  */
 export {
   DEFAULT_TOLERANCE_SECONDS,

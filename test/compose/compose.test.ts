@@ -532,7 +532,7 @@ describe('services tables in the docs', () => {
     expect(servicesFromTable('# no table here')).toBeUndefined();
   });
 
-  it.each(['docs/production.md', 'README.md'])('%s lists exactly the services of docker-compose.yml', (doc) => {
+  it.each(['docs/production.md'])('%s lists exactly the services of docker-compose.yml', (doc) => {
     expect(servicesTableProblems(doc, compose)).toEqual([]);
   });
 });
