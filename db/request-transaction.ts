@@ -34,11 +34,6 @@ export async function afterCommit(work: () => Promise<void>): Promise<void> {
   else if (unit.state === 'open') unit.afterCommit.push(work);
 }
 
-/** Runs `work` on its own, outside the request's transaction (whatever state that is in). */
-export function outsideRequestTransaction<R>(work: () => R): R {
-  return units.exit(work);
-}
-
 export interface RequestUnitHandle {
   commit(): Promise<void>;
   rollback(): Promise<void>;
@@ -59,7 +54,7 @@ export function runInRequestTransaction<R>(transaction: Transaction, fn: (handle
     },
     async runAfterCommit() {
       const deferred = unit.state === 'committed' ? unit.afterCommit.splice(0) : [];
-      await outsideRequestTransaction(async () => {
+      await units.exit(async () => {
         for (const work of deferred) await work();
       });
     },

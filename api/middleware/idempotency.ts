@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Sequelize, Transaction } from 'sequelize';
 import { lockIdempotencyKey, storeIdempotentResponse, type IdempotentRequest, type StoredResponse } from '../../db/idempotency';
-import { outsideRequestTransaction, runInRequestTransaction, type RequestUnitHandle } from '../../db/request-transaction';
+import { runInRequestTransaction, type RequestUnitHandle } from '../../db/request-transaction';
 import type { Tenant } from '../../db/tenancy';
 import type { CryptoBox } from '../../lib/crypto-box';
 import { AppError, validationError } from '../../lib/errors';
@@ -32,9 +32,6 @@ function fingerprint(req: Request): string {
 
 /** A 5xx or a 408 (an upload cut by its deadline) may succeed on retry: its effect is rolled back and nothing is stored. */
 const isRetryable = (status: number) => status >= 500 || status === 408;
-
-/** PostgreSQL refused the store because a statement of the handler failed outside any savepoint (25P02). */
-const isAbortedTransaction = (err: unknown) => (err as { parent?: { code?: string } }).parent?.code === '25P02';
 
 interface Settlement {
   sequelize: Sequelize;
@@ -86,17 +83,13 @@ async function settle({ sequelize, tx, unit, tenant, request, box }: Settlement,
     await unit.rollback();
     return;
   }
-  const sealed = { ...response, body: box.seal(response.body) };
   try {
-    await storeIdempotentResponse(sequelize, tx, tenant, request, sealed);
+    await storeIdempotentResponse(sequelize, tx, tenant, request, { ...response, body: box.seal(response.body) });
     await pauseAtTestHook('idempotency:before-commit');
     await unit.commit();
   } catch (err) {
     await unit.rollback().catch(() => undefined);
-    // A refusal whose handler left the transaction unusable (a failed statement it caught) changed nothing that
-    // can be kept: the refusal alone is stored. A success that cannot commit is no success.
-    if (!isAbortedTransaction(err) || response.status < 400) throw err;
-    await outsideRequestTransaction(() => sequelize.transaction((own) => storeIdempotentResponse(sequelize, own, tenant, request, sealed)));
+    throw err;
   }
 }
 

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Account, type CheckoutLineItem, type DiscountCode, type Product } from '../../db/models';
 import { deliverLine } from '../../domain/checkout/fulfilment-delivery';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
@@ -10,6 +9,7 @@ import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertProductFile } from '../fixtures/products';
 import { tenantOf } from '../fixtures/workspaces';
 import { useTestApi } from '../helpers/context';
+import { launchChromium } from '../helpers/chromium';
 
 /**
  * The buyer pages' layout on a phone (390 px, an iPhone's width) and a desktop (1280 px), in Debian's Chromium:
@@ -21,8 +21,6 @@ import { useTestApi } from '../helpers/context';
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const ARTIFACTS = { checkout: path.resolve(__dirname, '../../test-artifacts/hosted-checkout'), order: path.resolve(__dirname, '../../test-artifacts/order-page') };
 const WIDTHS = [390, 1280] as const;
 const LOGO_URL = 'https://cdn.acme.test/logo.svg';
@@ -54,11 +52,8 @@ let coupon: DiscountCode;
 let problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the buyer pages' browser tests need Debian's chromium. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y chromium\`.`);
-  }
   for (const dir of Object.values(ARTIFACTS)) await mkdir(dir, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchChromium("the buyer pages' browser tests");
 
   ws = await t.ctx.createWorkspace();
   await Account.update(

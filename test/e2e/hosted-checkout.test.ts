@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { QueryTypes } from 'sequelize';
 import { Account, Delivery, EmailMessage, License, Product, type CheckoutSession } from '../../db/models';
 import { createDownloadLinks } from '../../domain/deliveries/links';
@@ -18,6 +17,7 @@ import { http, useTestApi } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker } from '../helpers/worker';
+import { launchChromium } from '../helpers/chromium';
 
 /**
  * The hosted checkout page in a real browser: Debian's Chromium driven by playwright-core, against the API on an
@@ -27,8 +27,6 @@ import { startTestWorker } from '../helpers/worker';
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/hosted-checkout');
 /** The merchant logo's host: never reached, the browser's requests to it are answered by the test (page.route). */
 const LOGO_URL = 'https://cdn.acme.test/logo.svg';
@@ -52,13 +50,9 @@ let products: string[];
 let problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the hosted checkout browser tests need Debian's chromium. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y chromium\`.`);
-  }
   await mkdir(ARTIFACTS, { recursive: true });
   smtp = await startTestSmtpServer();
-  // launch() runs Chromium on a fresh temporary profile of its own, removed on close.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchChromium('the hosted checkout browser tests');
   withJs = await browser.newContext({ viewport: { width: 820, height: 1000 } });
   withoutJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, javaScriptEnabled: false });
   for (const context of [withJs, withoutJs]) {

@@ -10,6 +10,8 @@ import { createProduct } from '../helpers/storefront';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { insertManualOrder, manualStore } from '../fixtures/manual-orders';
 import { fundAvailable } from '../fixtures/payouts';
+import { waitFor } from '../helpers/wait';
+import { workflowIds } from '../../workflows/messages';
 
 /**
  * An Idempotency-Key retry never runs a request twice, though the API process is SIGKILLed at the worst points: after
@@ -82,6 +84,14 @@ describe('an Idempotency-Key retry after the API was killed', () => {
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await sessionsOf(shop.ws.accountId)).toBe(1);
     expect(await reservedOf(shop.ws.accountId)).toBe(2);
+    // The killed attempt started no workflow: its start waited for a commit that never came.
+    const started = async () => {
+      const ids: string[] = [];
+      for await (const run of t.ctx.temporal.workflow.list({ query: `WorkflowType = 'checkoutSession' AND AccountId = '${shop.ws.accountId}'` })) ids.push(run.workflowId);
+      return ids;
+    };
+    await waitFor(async () => (await started()).length > 0);
+    expect(await started()).toEqual([workflowIds.checkoutSession((retry.body.data as { id: string }).id)]);
     const again = await sendWithKey(t.api.baseUrl, call, idempotencyKey);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(retry.body);

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { Account, type CheckoutLineItem, type Product } from '../../db/models';
 import { deliverLine, deliverPurchasedLine } from '../../domain/checkout/fulfilment-delivery';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
@@ -14,6 +14,7 @@ import { insertManualOrder, orderLine } from '../fixtures/manual-orders';
 import { insertProductFile } from '../fixtures/products';
 import { tenantOf } from '../fixtures/workspaces';
 import { http, useTestApi } from '../helpers/context';
+import { launchChromium } from '../helpers/chromium';
 
 /**
  * The buyer's order page in a real browser: Debian's Chromium driven by playwright-core (the same launch as
@@ -22,8 +23,6 @@ import { http, useTestApi } from '../helpers/context';
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/order-page');
 /** Download links name PUBLIC_BASE_URL; the browser's requests to it are handed to the test API (context.route). */
 const PUBLIC_BASE_URL = 'https://shop.order-page.test';
@@ -48,11 +47,8 @@ let dongle: Product;
 let problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: the order page browser tests need Debian's chromium. Run \`npm install\` as root (scripts/provision.sh installs it) or \`apt-get update && apt-get install -y chromium\`.`);
-  }
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchChromium('the order page browser tests');
   withJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, acceptDownloads: true });
   withoutJs = await browser.newContext({ viewport: { width: 820, height: 1000 }, javaScriptEnabled: false });
   for (const context of [withJs, withoutJs]) {

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { msToTs } from '@temporalio/common/lib/time';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { CheckoutSession, Delivery } from '../../db/models';
 import type { PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { SANDBOX_TEST_VALUES } from '../../lib/payment-provider/sandbox';
@@ -14,6 +13,7 @@ import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { launchChromium } from '../helpers/chromium';
 
 /**
  * The buyer's whole journey in provider mode over real sockets: the API (`api/main.ts`) and the worker
@@ -24,8 +24,6 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
  */
 jest.setTimeout(300_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/provider-checkout');
 
 usePrivateDatabase('provider_checkout_e2e');
@@ -44,7 +42,6 @@ const problems: string[] = [];
 
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (scripts/provision.sh installs it)`);
   await mkdir(ARTIFACTS, { recursive: true });
   ctx = await createTestContext();
   certs = await createTestCertificates();
@@ -66,7 +63,7 @@ beforeAll(async () => {
   };
   worker = await startWorkerProcess(env);
   api = await startWorkerProcess({ ...env, PORT: String(port) }, { script: 'api/main.ts', startedMessage: 'api listening' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchChromium('the provider checkout browser tests');
 }, 180_000);
 
 afterAll(async () => {
