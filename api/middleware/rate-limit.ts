@@ -134,7 +134,12 @@ export class SharedRateLimiter {
     const state = this.keys.get(key);
     const resetAt = now + result.msBeforeNext;
     if (state) {
-      state.consumed = result.consumedPoints;
+      // Answers of writes in flight together can arrive in any order: within one window the counter only grows, so
+      // the larger count is the newer; an answer about a window before the one held here is stale.
+      const halfWindowMs = this.store.duration * 500;
+      if (state.resetAt - resetAt > halfWindowMs) return;
+      const laterWindow = resetAt - state.resetAt > halfWindowMs;
+      state.consumed = laterWindow ? result.consumedPoints : Math.max(state.consumed, result.consumedPoints);
       state.resetAt = resetAt;
     } else {
       this.keys.set(key, { consumed: result.consumedPoints, resetAt, pending: 0 });

@@ -1,4 +1,4 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { QueryTypes } from 'sequelize';
 import { counterOptions, SharedRateLimiter } from '../../api/middleware/rate-limit';
 import { createDatabase } from '../../db/connection';
@@ -120,6 +120,29 @@ describe('SharedRateLimiter', () => {
     } finally {
       await sequelize.close();
     }
+  });
+
+  it('keeps the newest count when the shared counter\'s answers arrive out of order', async () => {
+    // PostgreSQL serialises the two writes; the answer of the first is delivered after the second's, as two
+    // connections on a loaded machine can. The older, smaller count must not replace the newer one.
+    class LateFirstAnswer extends RateLimiterPostgres {
+      private calls = 0;
+      override async consume(key: string | number, points?: number): Promise<RateLimiterRes> {
+        this.calls += 1;
+        const late = this.calls === 2;
+        const result = await super.consume(key, points);
+        if (late) await new Promise((resolve) => setTimeout(resolve, 400));
+        return result;
+      }
+    }
+    const store = new LateFirstAnswer({ storeClient: ctx.sequelize, storeType: 'sequelize', ...counterOptions(`order${Date.now()}:`, 1000) });
+    const limiter = new SharedRateLimiter(store);
+    await limiter.consume('k'); // exact: 1
+    for (let i = 0; i < 5; i += 1) await limiter.consume('k'); // held, flushed as the late answer (6)
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (let i = 0; i < 3; i += 1) await limiter.consume('k'); // held, flushed and answered first (9)
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await limiter.consume('k')).toBe(1000 - 10);
   });
 
   it('forgets keys whose window has ended, so per-IP state does not grow without bound', async () => {
