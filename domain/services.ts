@@ -8,7 +8,7 @@ import { certifications } from './credibility/certifications';
 import { portfolio } from './credibility/portfolio';
 import { createCredibilityService } from './credibility/service';
 import { testimonials } from './credibility/testimonials';
-import { createOrderPageService } from './deliveries/order-view';
+import { createOrderPageService } from './checkout/order-view';
 import { createDeliveryService } from './deliveries/service';
 import { createCustomerService } from './customers/service';
 import { createDiscountCodeService } from './discounts/service';
@@ -16,6 +16,7 @@ import { createStockService } from './inventory/service';
 import { createVariantService } from './inventory/variants';
 import { createWarehouseService } from './inventory/warehouses';
 import { createInvoiceService } from './invoices/service';
+import { settleInvoiceOfCompletedSession } from './invoices/settle';
 import { createPublicLicenseService } from './licenses/public';
 import { createLicenseService } from './licenses/service';
 import { createManualCheckoutService } from './manual-orders/checkout';
@@ -74,7 +75,8 @@ export function createServices(deps: ServiceDeps) {
     publicLicenses: createPublicLicenseService(deps),
     deliveries: createDeliveryService(deps),
     orderPage: createOrderPageService(deps),
-    checkoutSessions: createCheckoutSessionService(deps),
+    // A confirmed session opened for an invoice pays it: checkout sits below invoices, so the settler is handed in.
+    checkoutSessions: createCheckoutSessionService(deps, settleInvoiceOfCompletedSession),
     customers: createCustomerService(deps),
     plans: createPlanService(deps),
     hostedCheckout: createHostedCheckoutService(deps),

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { afterCommit } from '../db/request-transaction';
-import type { Tenant } from '../db/tenancy';
+import { tenantWhere, type Tenant } from '../db/tenancy';
 import { claimWorkflowStarts, recordWorkflowStart, settleWorkflowStarts } from '../db/workflow-starts';
 import type { Logger } from '../lib/logger';
 import { durableWorkflowId, isTemporalUnreachable, type DurableStart, type Starters } from './workflow-starters';
@@ -16,6 +16,14 @@ export async function recordStart(tx: Transaction, tenant: Tenant, start: Durabl
   const workflowId = durableWorkflowId(start.workflowType, start.input);
   await recordWorkflowStart(tx, tenant, { workflowType: start.workflowType, workflowId, args: start.input });
   return workflowId;
+}
+
+/**
+ * Records, in the caller's transaction, the signal that makes a subscription's workflow read its row again: sent by the
+ * subscription's own requests, by a paid invoice and by a test clock's advance.
+ */
+export function signalSubscription(tx: Transaction, tenant: Tenant, subscriptionId: string): Promise<string> {
+  return recordStart(tx, tenant, { workflowType: 'subscriptionChanged', input: { ...tenantWhere(tenant), subscriptionId } });
 }
 
 export interface StartPass {

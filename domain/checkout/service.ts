@@ -12,7 +12,7 @@ import { toCheckoutSessionDto, type CheckoutSessionDto } from './dto';
 import type { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';
 import { buyerStatus, toPublicCheckoutSessionDto, type PublicCheckoutSessionDto } from './public-view';
 import { refundCheckoutSession, toCheckoutRefundDto, type CheckoutRefundDto } from './refund';
-import { completeCheckoutSession, payCheckoutSession } from './transitions';
+import { completeCheckoutSession, payCheckoutSession, type SessionSourceSettler } from './transitions';
 
 /** The list filters of GET /v1/payment/checkout-sessions. */
 export interface CheckoutSessionListQuery extends PageRequest {
@@ -25,7 +25,7 @@ export interface CheckoutSessionListQuery extends PageRequest {
  * they serve sessions of either environment. No events here: `checkout.completed` comes from the session's
  * workflow, and refund events from the payment provider (document 2).
  */
-export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>) {
+export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'logger' | 'starters'>, settleSource: SessionSourceSettler) {
   const { sequelize, config } = deps;
   const backendOf = (account: Pick<Account, 'paymentEnabled'>) => paymentBackendFor(config, account);
   const providerInvoices = providerInvoicesOf(config);
@@ -151,7 +151,7 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
 
     /** The merchant saw the manual transfer: `pending_review` → `completed`, and the workflow fulfils it. */
     async confirm(auth: AuthContext, id: string): Promise<CheckoutSessionDto> {
-      const session = await completeCheckoutSession(deps, tenantWhere(auth), id, { from: 'pending_review' });
+      const session = await completeCheckoutSession(deps, tenantWhere(auth), id, { from: 'pending_review', settleSource });
       return toCheckoutSessionDto(session, backendOf(auth.account));
     },
 

@@ -13,7 +13,7 @@ import { providerInvoicesOf } from './backends';
 import { insertCheckoutSession } from './create';
 import { lineLabel } from './dto';
 import { hostedCheckoutUrl } from './payment-backend';
-import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from './pricing';
+import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from '../pricing/cart';
 import { toShippingAddress, type BuyNowBody, type CartCheckoutBody } from './storefront-inputs';
 
 /** A cart's description names at most this many products, then counts the rest. */

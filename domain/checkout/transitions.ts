@@ -3,7 +3,6 @@ import { CheckoutSession, type PaymentMethod } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
-import { settleInvoiceOfSession } from '../invoices/settle';
 import type { Starters } from '../workflow-starters';
 import { afterCommit } from '../../db/request-transaction';
 import { recordStart, startRecordedNow } from '../workflow-starts';
@@ -19,6 +18,12 @@ export interface TransitionDeps {
   starters: Starters;
   logger: Logger;
 }
+
+/**
+ * What a completed session pays in the area that opened it, in the completing transaction: an invoice's session pays
+ * its invoice (invoices/settle.ts). Handed in by the caller, as checkout sits below the areas that open sessions.
+ */
+export type SessionSourceSettler = (tx: Transaction, tenant: Tenant, session: CheckoutSession, now: Date) => Promise<unknown>;
 
 const stateConflict = (session: CheckoutSession, wanted: string) =>
   invalidState(`This checkout session is ${session.status}; ${wanted}`);
@@ -66,13 +71,13 @@ export async function completeCheckoutSession(
   deps: TransitionDeps,
   tenant: Tenant,
   sessionId: string,
-  { from, now = new Date() }: { from: 'pending_review' | 'open'; now?: Date },
+  { from, settleSource, now = new Date() }: { from: 'pending_review' | 'open'; settleSource: SessionSourceSettler; now?: Date },
 ): Promise<CheckoutSession> {
   const { session, workflowId } = await deps.sequelize.transaction(async (tx) => {
     const session = await CheckoutSession.findOne({ where: { id: sessionId, ...tenantWhere(tenant) }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!session) throw notFound('Checkout session');
     if (session.status !== from) throw stateConflict(session, `only a ${from} session can be completed`);
-    return { session, workflowId: await completeLockedSession(tx, tenant, session, now) };
+    return { session, workflowId: await completeLockedSession(tx, tenant, session, now, settleSource) };
   });
   await startRecordedNow(deps, workflowId);
   return session;
@@ -83,9 +88,16 @@ export async function completeCheckoutSession(
  * above and the provider's payment callback take this one path, so fulfilment is signalled the same way, once.
  * Answers the recorded start to make after commit.
  */
-export async function completeLockedSession(tx: Transaction, tenant: Tenant, session: CheckoutSession, now: Date, paid: Partial<Pick<CheckoutSession, 'paymentMethod' | 'paidAt'>> = {}): Promise<string> {
+export async function completeLockedSession(
+  tx: Transaction,
+  tenant: Tenant,
+  session: CheckoutSession,
+  now: Date,
+  settleSource: SessionSourceSettler,
+  paid: Partial<Pick<CheckoutSession, 'paymentMethod' | 'paidAt'>> = {},
+): Promise<string> {
   await session.update({ status: 'completed', completedAt: now, ...paid }, { transaction: tx });
-  if (session.source === 'invoice') await settleInvoiceOfSession(tx, tenant, session.id, now);
+  await settleSource(tx, tenant, session, now);
   return recordStart(tx, tenant, {
     workflowType: 'checkoutCompleted',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: session.expiresAt.toISOString() },

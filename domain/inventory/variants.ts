@@ -12,7 +12,7 @@ import { emitProductUpdated, storefrontOf } from '../products/dto';
 import type { ServiceDeps } from '../service-deps';
 import { toVariantDto, VARIANT_EVENTS, type VariantDto } from './dto';
 import type { CreateVariantBody, UpdateVariantBody } from './inputs';
-import { resolvedPriceIssue } from './price';
+import { resolvedPriceIssue } from '../products/price';
 
 /** The list filters of GET /v1/inventory/variants. */
 export interface VariantListQuery {

@@ -1,7 +1,8 @@
 import type { Transaction } from 'sequelize';
-import { Customer, Invoice } from '../../db/models';
+import { Customer, Invoice, type CheckoutSession } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
-import { signalSubscription, subscriptionNow } from '../subscriptions/billing';
+import { clockNow } from '../clock-time';
+import { signalSubscription } from '../workflow-starts';
 
 /**
  * Document 2's `open → paid` at settlement, in local mode: the checkout session that collects an invoice completed
@@ -16,7 +17,12 @@ export async function settleInvoiceOfSession(tx: Transaction, tenant: Tenant, se
   const invoice = await Invoice.findOne({ where: { checkoutSessionId: sessionId, ...tenantWhere(tenant) }, lock: tx.LOCK.UPDATE, transaction: tx });
   if (!invoice || (invoice.status !== 'open' && invoice.status !== 'uncollectible')) return null;
   const customer = invoice.customerId ? await Customer.findByPk(invoice.customerId, { attributes: ['testClockId'], transaction: tx }) : null;
-  await invoice.update({ status: 'paid', paidAt: await subscriptionNow(tx, customer?.testClockId ?? null, now) }, { transaction: tx });
+  await invoice.update({ status: 'paid', paidAt: await clockNow(tx, customer?.testClockId ?? null, now) }, { transaction: tx });
   if (invoice.subscriptionId) await signalSubscription(tx, tenant, invoice.subscriptionId);
   return invoice.id;
+}
+
+/** The checkout area's settler of completed sessions (checkout/transitions.ts): a session opened for an invoice pays it. */
+export async function settleInvoiceOfCompletedSession(tx: Transaction, tenant: Tenant, session: CheckoutSession, now: Date): Promise<void> {
+  if (session.source === 'invoice') await settleInvoiceOfSession(tx, tenant, session.id, now);
 }

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
 import { workflowIds } from '../../workflows/messages';
 import { reserveForLines } from '../inventory/reservations';
-import { priceCart, type CheckoutCartItem, type PriceCartOptions } from '../checkout/pricing';
+import { priceCart, type CheckoutCartItem, type PriceCartOptions } from '../pricing/cart';
 import { toShippingAddress } from '../checkout/storefront-inputs';
 import { createEmailQueue } from '../email/queue';
 import type { ServiceDeps } from '../service-deps';

@@ -6,6 +6,7 @@ import type { Tenant } from '../../db/tenancy';
 import { AppError, notFound } from '../../lib/errors';
 import { createPaymentProviders, ProviderError, type CallbackRefusal, type PaymentProvider, type ProviderEvent } from '../../lib/payment-provider';
 import { completeLockedSession } from '../checkout/transitions';
+import { settleInvoiceOfCompletedSession } from '../invoices/settle';
 import { toPayoutDto } from '../payouts/dto';
 import { applyPayoutMove, canMovePayout, type PayoutMove } from '../payouts/transitions';
 import type { ServiceDeps } from '../service-deps';
@@ -60,7 +61,7 @@ export function createProviderCallbackService(deps: Pick<ServiceDeps, 'sequelize
       return nothing('amount_mismatch', session.accountId);
     }
     if (session.status === 'open') {
-      const start = await completeLockedSession(tx, tenant, session, now, { paymentMethod: event.paymentMethod ?? session.paymentMethod, paidAt: event.occurredAt });
+      const start = await completeLockedSession(tx, tenant, session, now, settleInvoiceOfCompletedSession, { paymentMethod: event.paymentMethod ?? session.paymentMethod, paidAt: event.occurredAt });
       return { accountId: session.accountId, outcome: 'applied', starts: [start] };
     }
     if (session.status === 'completed') return nothing('already_completed', session.accountId);

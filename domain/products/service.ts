@@ -9,7 +9,7 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
-import { resolvedPriceIssue } from '../inventory/price';
+import { resolvedPriceIssue } from './price';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import type { AiGenerationService } from './ai-generation';

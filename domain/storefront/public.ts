@@ -6,7 +6,7 @@ import { productReadStatement, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
-import { quoteDiscount, type CheckoutCartItem } from '../checkout/pricing';
+import { quoteDiscount, type CheckoutCartItem } from '../pricing/cart';
 import { toPublicDiscountCode, type DiscountCodeRow } from '../discounts/dto';
 import type { DiscountValidation } from '../discounts/validate';
 import { toProductDto, type ProductDto } from '../products/dto';

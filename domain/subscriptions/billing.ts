@@ -1,13 +1,11 @@
 import { Op, type Transaction } from 'sequelize';
-import { Account, BillingPlan, CheckoutSession, Customer, Invoice, Subscription, SubscriptionCharge, TestClock, type ChargeReason, type InvoiceLineItem } from '../../db/models';
+import { Account, BillingPlan, CheckoutSession, Customer, Invoice, Subscription, SubscriptionCharge, type ChargeReason, type InvoiceLineItem } from '../../db/models';
 import { emit } from '../../db/outbox';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
-import { invalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { toInvoiceDto } from '../invoices/dto';
 import { issueInvoice, taxOf } from '../invoices/issue';
-import { recordStart } from '../workflow-starts';
 import { subscriptionChargeBackendFor, type ChargeBackendConfig } from './charge-backend';
 import { toSubscriptionDto } from './dto';
 import { dayOf } from './periods';
@@ -19,27 +17,6 @@ import { dayOf } from './periods';
  */
 
 export type ChargeConfig = ChargeBackendConfig;
-
-/**
- * The subscription's time: its test clock's `frozenTime` (ARCHITECTURE.md, "Test clocks"), or `realNow`. A
- * request (`forRequest`) on a clock that is advancing is refused: the clock's workflow is moving the
- * subscription through time and the request would land at a moment it has not reached yet; so is one on a deleted
- * clock (whose subscriptions were canceled with it, and whose time no longer moves).
- */
-export async function subscriptionNow(tx: Transaction, testClockId: string | null, realNow: Date, { forRequest = false } = {}): Promise<Date> {
-  if (testClockId === null) return realNow;
-  // Shared lock: an advance (which takes the row for update) waits until this transaction ends.
-  const clock = await TestClock.findByPk(testClockId, { lock: forRequest ? tx.LOCK.SHARE : undefined, transaction: tx });
-  if (!clock) throw new Error(`test clock ${testClockId} is missing`);
-  if (forRequest && clock.deletedAt !== null) throw invalidState('The customer’s test clock was deleted; its time no longer moves');
-  if (forRequest && clock.status === 'advancing') throw invalidState('The subscription’s test clock is advancing; retry once it is ready');
-  return clock.frozenTime;
-}
-
-/** Records, in the caller's transaction, the signal that makes the subscription's workflow read its row again. */
-export function signalSubscription(tx: Transaction, tenant: Tenant, subscriptionId: string): Promise<string> {
-  return recordStart(tx, tenant, { workflowType: 'subscriptionChanged', input: { ...tenantWhere(tenant), subscriptionId } });
-}
 
 /** One line of a period's invoice: the plan's price for [start, end). */
 export function periodLine(plan: Pick<BillingPlan, 'name' | 'amount'>, start: Date, end: Date): InvoiceLineItem {

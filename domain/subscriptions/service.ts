@@ -10,7 +10,9 @@ import type { AuthContext } from '../auth-context';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
-import { cancelSubscription, periodLine, prepareSubscriptionInvoice, signalSubscription, subscriptionNow, type ChargeConfig, type PendingSubscriptionInvoice } from './billing';
+import { clockNow } from '../clock-time';
+import { signalSubscription } from '../workflow-starts';
+import { cancelSubscription, periodLine, prepareSubscriptionInvoice, type ChargeConfig, type PendingSubscriptionInvoice } from './billing';
 import { toSubscriptionDto, type SubscriptionDto } from './dto';
 import type { CreateSubscriptionBody, UpdateSubscriptionBody } from './inputs';
 import { dayOf, periodOf, prorate } from './periods';
@@ -105,7 +107,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
           ]);
         }
         const plan = await usablePlan(tx, tenant, input.planId);
-        const now = await subscriptionNow(tx, customer.testClockId, realNow, { forRequest: true });
+        const now = await clockNow(tx, customer.testClockId, realNow, { forRequest: true });
         await enforcePlanCap(tx, auth, 'subscriptions');
         const trialDays = input.trialDays ?? plan.trialDays ?? 0;
         const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
@@ -173,7 +175,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         const subscription = await locked(tx, tenant, id);
         const changesState = (input.planId !== undefined && input.planId !== subscription.planId) || (input.status !== undefined && input.status !== subscription.status);
         if (changesState && subscription.status === 'canceled') throw invalidState('This subscription is canceled; only its metadata can change');
-        const now = changesState ? await subscriptionNow(tx, subscription.testClockId, realNow, { forRequest: true }) : realNow;
+        const now = changesState ? await clockNow(tx, subscription.testClockId, realNow, { forRequest: true }) : realNow;
         const workflowIds: string[] = [];
         let proration: PendingSubscriptionInvoice | null = null;
 
@@ -233,7 +235,7 @@ export function createSubscriptionService(deps: Pick<ServiceDeps, 'sequelize' | 
         const subscription = await locked(tx, tenant, id);
         if (subscription.status === 'canceled') throw invalidState('This subscription is already canceled');
         if (!immediate && subscription.cancelAtPeriodEnd) return { dto: toSubscriptionDto(subscription), workflowId: null };
-        const now = await subscriptionNow(tx, subscription.testClockId, realNow, { forRequest: true });
+        const now = await clockNow(tx, subscription.testClockId, realNow, { forRequest: true });
         if (immediate) await cancelSubscription(tx, tenant, subscription, now, config);
         else await subscription.update({ cancelAtPeriodEnd: true }, { transaction: tx });
         return { dto: toSubscriptionDto(subscription), workflowId: await signalSubscription(tx, tenant, subscription.id) };

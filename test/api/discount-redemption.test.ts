@@ -1,7 +1,7 @@
 import { DiscountCode, DiscountRedemption } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { redeemDiscount, type Redemption } from '../../domain/discounts/redeem';
-import { quoteDiscount } from '../../domain/checkout/pricing';
+import { quoteDiscount } from '../../domain/pricing/cart';
 import { AppError } from '../../lib/errors';
 import { useTestApi } from '../helpers/context';
 import { createDiscountCode, createProduct } from '../helpers/discounts';

@@ -1,7 +1,7 @@
 import { DiscountCode } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { percentOf } from '../../domain/discounts/amount';
-import { quoteDiscount, type CheckoutCartItem as CartItem } from '../../domain/checkout/pricing';
+import { quoteDiscount, type CheckoutCartItem as CartItem } from '../../domain/pricing/cart';
 import { http, useTestApi, type HttpResult } from '../helpers/context';
 import { createDiscountCode, createProduct, discountSnapshot } from '../helpers/discounts';
 import { expectError } from '../helpers/expect';

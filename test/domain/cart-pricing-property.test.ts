@@ -1,6 +1,6 @@
 import { Product, type Currency, type DiscountCode } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
-import { priceCart, quoteDiscount, type CheckoutCartItem } from '../../domain/checkout/pricing';
+import { priceCart, quoteDiscount, type CheckoutCartItem } from '../../domain/pricing/cart';
 import { AppError } from '../../lib/errors';
 import { CURRENCY_EXPONENTS } from '../../lib/money';
 import { insertCartProduct, insertCoupon } from '../fixtures/cart';

@@ -1,5 +1,5 @@
 import { unitPriceOf } from '../../domain/inventory/cart-variants';
-import { resolvedPriceIssue } from '../../domain/inventory/price';
+import { resolvedPriceIssue } from '../../domain/products/price';
 import { formatPrice } from '../../domain/storefront/feeds';
 import { toSmallestUnit } from '../../lib/money';
 

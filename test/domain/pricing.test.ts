@@ -1,6 +1,6 @@
 import { DiscountCode, DiscountRedemption } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
-import { MAX_CART_LINES, MAX_LINE_QUANTITY, priceCart, type CheckoutCartItem, type PriceCartInput } from '../../domain/checkout/pricing';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY, priceCart, type CheckoutCartItem, type PriceCartInput } from '../../domain/pricing/cart';
 import { AppError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { insertCartProduct, insertCoupon } from '../fixtures/cart';

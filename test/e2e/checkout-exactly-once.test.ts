@@ -6,6 +6,7 @@ import { CheckoutSession, Delivery, DiscountCode, License, ReferralLink } from '
 import type { Tenant } from '../../db/tenancy';
 import { insertCheckoutSession } from '../../domain/checkout/create';
 import { planCheckoutFulfilment } from '../../domain/checkout/fulfilment';
+import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession } from '../../domain/checkout/transitions';
 import { createStarters, type Starters } from '../../domain/workflow-starters';
 import { createLogger } from '../../lib/logger';
@@ -136,7 +137,7 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
     if (!worker) await startWorker();
     for (let first = 0; first < SESSIONS; first += BATCH) {
       const batch = sessions.slice(first, first + BATCH);
-      await Promise.all(batch.map((s) => completeCheckoutSession(deps, tenant, s.id, { from: 'pending_review' })));
+      await Promise.all(batch.map((s) => completeCheckoutSession(deps, tenant, s.id, { from: 'pending_review', settleSource: settleInvoiceOfCompletedSession })));
       // Kill while the batch is being fulfilled: once some step of it landed, after a random moment more.
       await until(async () => (await Promise.all(batch.map((s) => appliedSteps(ctx.sequelize, s.id)))).some((steps) => steps.length > 0), 'a first step of the batch');
       await new Promise((resolve) => setTimeout(resolve, randomInt(0, 400)));

@@ -4,6 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
 import { Account, CheckoutSession, type CheckoutLineItem } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
+import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession } from '../../domain/checkout/transitions';
 import { moveStock } from '../../domain/inventory/stock';
 import { createStarters } from '../../domain/workflow-starters';
@@ -90,7 +91,7 @@ describe('checkout-session workflow with reservations (time-skipping server, rea
         await startRecordedNow(deps, workflowIds.checkoutSession(sessionId));
         return env.client.workflow.getHandle<typeof checkoutSession>(workflowIds.checkoutSession(sessionId));
       },
-      confirm: (tenant: Tenant, sessionId: string) => completeCheckoutSession(deps, tenant, sessionId, { from: 'pending_review' }),
+      confirm: (tenant: Tenant, sessionId: string) => completeCheckoutSession(deps, tenant, sessionId, { from: 'pending_review', settleSource: settleInvoiceOfCompletedSession }),
     };
   }
 

@@ -8,6 +8,7 @@ import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
 import { CheckoutSession, Delivery, DiscountCode, EmailMessage, License, ReferralLink } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
+import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession } from '../../domain/checkout/transitions';
 import { DEFAULT_DOWNLOAD_LIMIT } from '../../domain/checkout/fulfilment-delivery';
 import { createDownloadLinks, DOWNLOAD_PATH } from '../../domain/deliveries/links';
@@ -74,7 +75,7 @@ function checkoutFlow(env: TestWorkflowEnvironment, taskQueue: string) {
       await startRecordedNow(deps, workflowId);
       return env.client.workflow.getHandle<typeof checkoutSession>(workflowId);
     },
-    confirm: (tenant: Tenant, sessionId: string) => completeCheckoutSession(deps, tenant, sessionId, { from: 'pending_review' }),
+    confirm: (tenant: Tenant, sessionId: string) => completeCheckoutSession(deps, tenant, sessionId, { from: 'pending_review', settleSource: settleInvoiceOfCompletedSession }),
   };
 }
 

@@ -6,6 +6,7 @@ import { createActivities } from '../../activities';
 import { Account, CheckoutSession, Invoice, Subscription, SubscriptionCharge } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { paymentBackendFor } from '../../domain/checkout/backends';
+import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession, payCheckoutSession } from '../../domain/checkout/transitions';
 import { periodEnd } from '../../domain/subscriptions/periods';
 import { createSubscriptionService } from '../../domain/subscriptions/service';
@@ -91,7 +92,7 @@ function subscriptionFlow(env: TestWorkflowEnvironment, taskQueue: string, tenan
     async pay(invoiceId: string): Promise<void> {
       const invoice = (await Invoice.findByPk(invoiceId))!;
       await payCheckoutSession(deps, paymentBackendFor(config, { paymentEnabled: false }), invoice.checkoutSessionId!, 'va');
-      await completeCheckoutSession(deps, tenant, invoice.checkoutSessionId!, { from: 'pending_review' });
+      await completeCheckoutSession(deps, tenant, invoice.checkoutSessionId!, { from: 'pending_review', settleSource: settleInvoiceOfCompletedSession });
       await startRecordedNow(deps, workflowIds.subscription(invoice.subscriptionId!));
     },
   };

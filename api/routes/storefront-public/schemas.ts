@@ -7,7 +7,7 @@ import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { LICENSE_STATUSES } from '../../../db/models/license';
 import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_STATUSES } from '../../../db/models/manual-order';
 import { CURRENCIES } from '../../../db/models/product';
-import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/checkout/pricing';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/pricing/cart';
 import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
 import { singleLine } from '../../../lib/text';
 import { pathId, Timestamp } from '../../openapi';

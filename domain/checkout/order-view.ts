@@ -5,11 +5,11 @@ import { requireEncryptionKey } from '../../lib/config';
 import { notFound } from '../../lib/errors';
 import { isId } from '../../lib/ids';
 import type { MoneyCurrency } from '../../lib/money';
-import { buyerStatus, maskEmail } from '../checkout/public-view';
+import { buyerStatus, maskEmail } from './public-view';
 import { licenseStatus } from '../licenses/status';
 import type { ServiceDeps } from '../service-deps';
 import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
-import { createDownloadLinks } from './links';
+import { createDownloadLinks } from '../deliveries/links';
 
 /**
  * The buyer's order page (document 1: `/order/:deliveryId`, "the `del_` id acts as the credential"): one
