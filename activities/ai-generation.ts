@@ -1,7 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { emitProductUpdated } from '../domain/products/dto';
-import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../domain/products/inputs';
+import { METADATA_MAX_KEYS, METADATA_VALUE_MAX, emitProductUpdated } from '../domain/products';
 import { TextGenerationError, type ProductCopy, type ProductCopyInput, type TextGenerator } from '../lib/ai';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';

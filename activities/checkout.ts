@@ -1,8 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import type { CheckoutStatus } from '../db/models';
-import { expireCheckoutIfOpen, expireProviderInvoiceOf } from '../domain/checkout/expiry';
-import { createCheckoutFulfilment, type StepOutcome } from '../domain/checkout/fulfilment';
+import { createCheckoutFulfilment, expireCheckoutIfOpen, expireProviderInvoiceOf, type StepOutcome } from '../domain/checkout';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 

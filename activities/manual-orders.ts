@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
-import type { StepOutcome } from '../domain/checkout/fulfilment';
-import { createManualOrderFulfilment } from '../domain/manual-orders/fulfilment';
+import type { StepOutcome } from '../domain/checkout';
+import { createManualOrderFulfilment } from '../domain/manual-orders';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { ManualOrderFulfilmentPlan, ManualOrderInput } from '../workflows/messages';

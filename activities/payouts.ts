@@ -1,7 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
-import { PayoutMissingError, submitPayoutDisbursement } from '../domain/payouts/disbursement';
-import { settleCheckoutCredit, settlementSchedule } from '../domain/payouts/settlement';
+import { PayoutMissingError, settleCheckoutCredit, settlementSchedule, submitPayoutDisbursement } from '../domain/payouts';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';

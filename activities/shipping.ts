@@ -3,7 +3,7 @@ import type { Config } from '../lib/config';
 import { createShippingPartners } from '../lib/shipping';
 import type { ShipmentStatus } from '../lib/shipping/events';
 import type { BlobStorage } from '../lib/storage';
-import { createShipmentSteps } from '../domain/shipping/booking';
+import { createShipmentSteps } from '../domain/shipping';
 import type { ShipmentBookingResult, ShipmentLabelResult, ShipmentWorkflowInput } from '../workflows/messages';
 
 /** The `shipment:shp_…` workflow's steps (domain/shipping/booking.ts); each one is safe to repeat. */

@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
-import { createSubscriptionLifecycle } from '../domain/subscriptions/lifecycle';
-import { createTestClockAdvance } from '../domain/test-clocks/advance';
+import { createSubscriptionLifecycle } from '../domain/subscriptions';
+import { createTestClockAdvance } from '../domain/test-clocks';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { SubscriptionStepResult, TestClockInput } from '../workflows/messages';

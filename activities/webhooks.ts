@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:https';
-import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks/deliveries';
+import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks';
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
 import { createWebhookAgent, postWebhook } from '../lib/webhooks/send';
 import type { AttemptInput, AttemptResult } from '../workflows/messages';

@@ -7,7 +7,7 @@ import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
 import { startNotificationListener, type NotificationListener } from '../db/notification-listener';
-import { KEY_CHANGES_CHANNEL, type KeyLookupCache } from '../domain/api-keys/cache';
+import { KEY_CHANGES_CHANNEL, type KeyLookupCache } from '../domain/api-keys';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
 import { customDomainRewrite } from './middleware/custom-domain';

@@ -16,7 +16,7 @@ import { Client } from 'pg';
 import { connectTemporal } from '../api/temporal-client';
 import { createDatabase } from '../db/connection';
 import { WebhookEndpoint } from '../db/models';
-import { createWorkspaceService } from '../domain/workspaces/service';
+import { createWorkspaceService } from '../domain/workspaces';
 import { createCryptoBox, parseEncryptionKey } from '../lib/crypto-box';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../lib/webhooks/signature';

@@ -10,7 +10,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { connectTemporal } from '../api/temporal-client';
-import { createWorkspaceService } from '../domain/workspaces/service';
+import { createWorkspaceService } from '../domain/workspaces';
 import { createDatabase } from '../db/connection';
 import { WebhookEndpoint } from '../db/models';
 import { emit } from '../db/outbox';

@@ -18,7 +18,7 @@ import { createApp } from '../api/app';
 import { createDatabase } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
-import { createWorkspaceService } from '../domain/workspaces/service';
+import { createWorkspaceService } from '../domain/workspaces';
 import { loadConfig, requireEncryptionKey } from '../lib/config';
 import { createCryptoBox, generateEncryptionKey } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';

@@ -35,7 +35,7 @@ import { createDatabase } from '../db/connection';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { Account, ApiKey } from '../db/models';
-import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces/service';
+import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces';
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';

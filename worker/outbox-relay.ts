@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { claimEventsForFanOut } from '../domain/webhooks/deliveries';
+import { claimEventsForFanOut } from '../domain/webhooks';
 import type { Starters } from '../domain/workflow-starters';
 import type { Logger } from '../lib/logger';
 import { serialiseEnvelope } from '../lib/webhooks/envelope';

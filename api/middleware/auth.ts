@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { ApiKeyService } from '../../domain/api-keys/service';
-import { assertModuleEnabled, type GatedModule } from '../../domain/modules/service';
+import type { ApiKeyService } from '../../domain/api-keys';
+import { assertModuleEnabled, type GatedModule } from '../../domain/modules';
 import { API_KEY_PATTERN } from '../../lib/api-key-secrets';
 import { AppError, forbidden } from '../../lib/errors';
 

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
-import { GLOBAL_STOREFRONT_SEGMENTS, slugOfCustomDomain } from '../../domain/storefront/merchant';
+import { GLOBAL_STOREFRONT_SEGMENTS, slugOfCustomDomain } from '../../domain/storefront';
 
 const PUBLIC_PREFIX = '/api/v1/storefront/public/';
 /** The public root with or without its trailing slash: both are the landing on a custom domain. */

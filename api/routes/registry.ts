@@ -1,7 +1,5 @@
 import type { Router } from 'express';
-import { certifications } from '../../domain/credibility/certifications';
-import { portfolio } from '../../domain/credibility/portfolio';
-import { testimonials } from '../../domain/credibility/testimonials';
+import { certifications, portfolio, testimonials } from '../../domain/credibility';
 import { apiKeysRouter } from './api-keys/router';
 import { billingSettingsRouter } from './billing-settings/router';
 import { blogPostsRouter } from './blog-posts/router';

@@ -1,4 +1,4 @@
-import { createWorkspaceService } from '../../domain/workspaces/service';
+import { createWorkspaceService } from '../../domain/workspaces';
 import type { Sequelize } from 'sequelize';
 import { Account, DiscountCode, Product, ProductFile, type ProductType } from '../../db/models';
 import { newId } from '../../lib/ids';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createWorkspaceService } from '../../domain/workspaces/service';
+import { createWorkspaceService } from '../../domain/workspaces';
 import { createDatabase } from '../../db/connection';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-postgres';
 import { migrateToLatest } from '../../db/migrate';

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { Account, Product, Variant, Warehouse } from '../../db/models';
-import { moveStock } from '../../domain/inventory/stock';
-import { createWorkspaceService } from '../../domain/workspaces/service';
+import { moveStock } from '../../domain/inventory';
+import { createWorkspaceService } from '../../domain/workspaces';
 import { newId } from '../../lib/ids';
 
 /**

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { License, Product } from '../../db/models';
-import { licenseKeyPrefix, newLicenseKey } from '../../domain/licenses/key';
-import { createWorkspaceService } from '../../domain/workspaces/service';
+import { licenseKeyPrefix, newLicenseKey } from '../../domain/licenses';
+import { createWorkspaceService } from '../../domain/workspaces';
 import { newId } from '../../lib/ids';
 
 /**

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { appendLedgerEntry } from '../../db/ledger';
 import { upsertBankAccount } from '../../db/payouts';
-import { createWorkspaceService } from '../../domain/workspaces/service';
+import { createWorkspaceService } from '../../domain/workspaces';
 import type { CryptoBox } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 

@@ -2,7 +2,7 @@ import { encodeCursor } from '../../db/cursor';
 import { ApiKey } from '../../db/models';
 import { listPageStatement } from '../../db/pagination';
 import { createDatabase } from '../../db/connection';
-import { toApiKeyDto } from '../../domain/api-keys/service';
+import { toApiKeyDto } from '../../domain/api-keys';
 import { serveBare, sendJson } from './bare';
 import { lookUpKey } from './key-lookup';
 

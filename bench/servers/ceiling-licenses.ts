@@ -10,7 +10,7 @@ import {
   type LicenseValidationRow,
   type LockedLicense,
 } from '../../db/licenses';
-import { licenseStatus } from '../../domain/licenses/status';
+import { licenseStatus } from '../../domain/licenses';
 import { serveBare, sendJson } from './bare';
 
 /**

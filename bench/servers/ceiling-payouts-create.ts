@@ -4,7 +4,7 @@ import { createDatabase } from '../../db/connection';
 import { debitAvailableStatement } from '../../db/ledger';
 import { payoutCreateContextStatement, payoutInsertStatement, toPayoutCreateContext, type PayoutRow } from '../../db/payouts';
 import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStartInsertStatement, type PendingWorkflowStart } from '../../db/workflow-starts';
-import { toPayoutDto } from '../../domain/payouts/dto';
+import { toPayoutDto } from '../../domain/payouts';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
 import { createCryptoBox, parseEncryptionKey } from '../../lib/crypto-box';

@@ -1,7 +1,7 @@
 import { encodeCursor } from '../../db/cursor';
 import { productReadStatement, type ProductReadRow } from '../../db/products';
 import { createDatabase } from '../../db/connection';
-import { toProductDto } from '../../domain/products/dto';
+import { toProductDto } from '../../domain/products';
 import { serveBare, sendJson } from './bare';
 import { lookUpKey } from './key-lookup';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createDatabase } from '../../db/connection';
 import { LOCK_STOCK_TARGETS_SQL, moveStockSql, moveStockValues, type MovementRow, type StockBalances } from '../../db/inventory';
-import { toMovementDto } from '../../domain/inventory/dto';
+import { toMovementDto } from '../../domain/inventory';
 import { newId } from '../../lib/ids';
 import { serveBare, sendJson } from './bare';
 import { lookUpKey } from './key-lookup';

@@ -22,11 +22,9 @@ import {
 } from '../../db/reservations';
 import type { Tenant } from '../../db/tenancy';
 import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStartInsertStatement, type PendingWorkflowStart } from '../../db/workflow-starts';
-import { DEFAULT_CHECKOUT_LIFETIME_MS } from '../../domain/checkout/create';
-import { hostedCheckoutUrl } from '../../domain/checkout/payment-backend';
-import { describeLines } from '../../domain/checkout/storefront';
-import { unitPriceOf } from '../../domain/inventory/cart-variants';
-import { MERCHANT_SQL } from '../../domain/storefront/merchant';
+import { DEFAULT_CHECKOUT_LIFETIME_MS, describeLines, hostedCheckoutUrl } from '../../domain/checkout';
+import { unitPriceOf } from '../../domain/inventory';
+import { MERCHANT_SQL } from '../../domain/storefront';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
 import { newId } from '../../lib/ids';

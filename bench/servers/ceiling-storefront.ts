@@ -6,10 +6,9 @@ import { createDatabase } from '../../db/connection';
 import type { Statement } from '../../db/pagination';
 import type { ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
-import { toPublicDiscountCode, type DiscountCodeRow } from '../../domain/discounts/dto';
-import { toProductDto } from '../../domain/products/dto';
-import { MERCHANT_SQL, type Merchant } from '../../domain/storefront/merchant';
-import { crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct, type PublicProduct } from '../../domain/storefront/public';
+import { toPublicDiscountCode, type DiscountCodeRow } from '../../domain/discounts';
+import { toProductDto } from '../../domain/products';
+import { MERCHANT_SQL, crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct, type Merchant, type PublicProduct } from '../../domain/storefront';
 import { serveBare, sendJson } from './bare';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { patchBody } from '../../lib/patch-body';
-import * as f from '../credibility/fields';
+import { credibilityFields as f } from '../credibility';
 
 /** What a blog post write may carry (docs/decisions/storefront.md, "Blog"). */
 

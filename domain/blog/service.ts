@@ -4,7 +4,7 @@ import { tenantWhere } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
-import { slugify, withTimestampSuffix } from '../products/slug';
+import { slugify, withTimestampSuffix } from '../products';
 import { toBlogPostDto, type BlogPostDto } from './dto';
 import type { CreateBlogPostBody, UpdateBlogPostBody } from './inputs';
 

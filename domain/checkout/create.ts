@@ -5,7 +5,7 @@ import { plainQueryIn } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 import { workflowIds } from '../../workflows/messages';
-import { reserveForLines, type ReservationOwner } from '../inventory/reservations';
+import { reserveForLines, type ReservationOwner } from '../inventory';
 import { recordStart } from '../workflow-starts';
 import type { ProviderInvoices } from './backends';
 

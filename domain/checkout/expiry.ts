@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { CheckoutSession, type CheckoutStatus } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { createPaymentProviders, type PaymentProviderConfig } from '../../lib/payment-provider';
-import { releaseReservations } from '../inventory/reservations';
+import { releaseReservations } from '../inventory';
 import { checkoutStockOwner } from './create';
 
 /**

@@ -3,8 +3,8 @@ import { Account, CheckoutSession, Delivery, Product, ProductFile, type Checkout
 import { emit } from '../../db/outbox';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
-import { issueLicense } from '../licenses/issue';
-import { createShipmentForCheckoutLine, placeFromShippingAddress, shippingChoiceOf } from '../shipping/create';
+import { issueLicense } from '../licenses';
+import { createShipmentForCheckoutLine, placeFromShippingAddress, shippingChoiceOf } from '../shipping';
 import { lineLabel } from './dto';
 
 /**

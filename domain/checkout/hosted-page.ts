@@ -3,10 +3,9 @@ import { tenantWhere } from '../../db/tenancy';
 import { requireEncryptionKey } from '../../lib/config';
 import { notFound, validationError } from '../../lib/errors';
 import type { MoneyCurrency } from '../../lib/money';
-import { createDownloadLinks } from '../deliveries/links';
+import { createDownloadLinks } from '../deliveries';
 import type { ServiceDeps } from '../service-deps';
-import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
-import { localPaymentMethods, manualInstructionsFor, type ManualPaymentInstructions } from '../storefront/manual-payment';
+import { httpUrlOrNull, localPaymentMethods, manualInstructionsFor, pageMerchantOf, type ManualPaymentInstructions, type PageMerchant } from '../storefront';
 import { paymentBackendOfSession } from './backends';
 import { payCheckoutSession } from './transitions';
 

@@ -6,10 +6,10 @@ import { notFound } from '../../lib/errors';
 import { isId } from '../../lib/ids';
 import type { MoneyCurrency } from '../../lib/money';
 import { buyerStatus, maskEmail } from './public-view';
-import { licenseStatus } from '../licenses/status';
+import { licenseStatus } from '../licenses';
 import type { ServiceDeps } from '../service-deps';
-import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront/branding';
-import { createDownloadLinks } from '../deliveries/links';
+import { httpUrlOrNull, pageMerchantOf, type PageMerchant } from '../storefront';
+import { createDownloadLinks } from '../deliveries';
 
 /**
  * The buyer's order page (document 1: `/order/:deliveryId`, "the `del_` id acts as the credential"): one

@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { Delivery, ProductFile, type CheckoutSession } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { EmailDataInput } from '../../lib/email';
-import type { DownloadLinks } from '../deliveries/links';
+import type { DownloadLinks } from '../deliveries';
 import { lineLabel } from './dto';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ShippingAddress } from '../../db/models';
 import { emailAddress, multiLine, singleLine, stringMap } from '../../lib/text';
-import { clearable, optionalText, webUrl } from '../credibility/fields';
-import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../products/inputs';
-import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../pricing/cart';
+import { clearable, optionalText, webUrl } from '../credibility';
+import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from '../products';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../pricing';
 
 /**
  * What a buyer's storefront checkout (buy-now, cart) may carry: document 1's request fields with the bounds it

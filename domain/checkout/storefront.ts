@@ -6,14 +6,14 @@ import { validationError } from '../../lib/errors';
 import { createShippingPartners } from '../../lib/shipping';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
-import { assertShippingChoice, shippingChoiceOf } from '../shipping/create';
-import { resolveStorefront } from '../storefront/merchant';
+import { assertShippingChoice, shippingChoiceOf } from '../shipping';
+import { resolveStorefront } from '../storefront';
 import { startRecordedNow } from '../workflow-starts';
 import { providerInvoicesOf } from './backends';
 import { insertCheckoutSession } from './create';
 import { lineLabel } from './dto';
 import { hostedCheckoutUrl } from './payment-backend';
-import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from '../pricing/cart';
+import { priceCart, type CheckoutCartItem, type PriceCartOptions, type PricedCart } from '../pricing';
 import { toShippingAddress, type BuyNowBody, type CartCheckoutBody } from './storefront-inputs';
 
 /** A cart's description names at most this many products, then counts the rest. */

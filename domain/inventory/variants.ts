@@ -8,11 +8,10 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
-import { emitProductUpdated, storefrontOf } from '../products/dto';
+import { emitProductUpdated, resolvedPriceIssue, storefrontOf } from '../products';
 import type { ServiceDeps } from '../service-deps';
 import { toVariantDto, VARIANT_EVENTS, type VariantDto } from './dto';
 import type { CreateVariantBody, UpdateVariantBody } from './inputs';
-import { resolvedPriceIssue } from '../products/price';
 
 /** The list filters of GET /v1/inventory/variants. */
 export interface VariantListQuery {

@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Account, Customer, type Invoice, type InvoiceLineItem, type InvoiceStatus } from '../../db/models';
 import { tenantWhere } from '../../db/tenancy';
 import { formatMoney } from '../../lib/money';
-import { hostedCheckoutUrl } from '../checkout/payment-backend';
+import { hostedCheckoutUrl } from '../checkout';
 
 /**
  * What an invoice's PDF and HTML show, the same for both: the merchant, the customer, the number, the dates, the

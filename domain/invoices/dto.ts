@@ -1,5 +1,5 @@
 import type { Invoice } from '../../db/models';
-import { hostedCheckoutUrl } from '../checkout/payment-backend';
+import { hostedCheckoutUrl } from '../checkout';
 
 /** Where an invoice's documents are served: the API's own routes under `PUBLIC_BASE_URL/api`. */
 export const invoicePdfUrl = (publicBaseUrl: string, invoiceId: string) => `${publicBaseUrl}/api/v1/payment/invoices/${invoiceId}/pdf`;

@@ -4,11 +4,9 @@ import { ManualOrder } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { requireEncryptionKey, type Config } from '../../lib/config';
 import type { CryptoBox } from '../../lib/crypto-box';
-import type { StepOutcome } from '../checkout/fulfilment';
-import { deliverPurchasedLine } from '../checkout/fulfilment-delivery';
-import { purchaseReceipt } from '../checkout/receipt';
-import { createDownloadLinks } from '../deliveries/links';
-import { createEmailQueue } from '../email/queue';
+import { deliverPurchasedLine, purchaseReceipt, type StepOutcome } from '../checkout';
+import { createDownloadLinks } from '../deliveries';
+import { createEmailQueue } from '../email';
 import { lineKeyOfStep, MANUAL_ORDER_STEPS, planManualOrderFulfilment } from './fulfilment-plan';
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { patchBody } from '../../lib/patch-body';
 import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_METHODS, MANUAL_PAYMENT_STATUSES } from '../../db/models/manual-order';
 import { multiLine, singleLine } from '../../lib/text';
-import { BuyNowBody, CartCheckoutBody } from '../checkout/storefront-inputs';
+import { BuyNowBody, CartCheckoutBody } from '../checkout';
 
 /**
  * The write bodies of manual orders: the public manual checkout and the merchant's PATCH, with document 1's

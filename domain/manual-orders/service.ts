@@ -5,15 +5,15 @@ import { listPage, type PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
-import { redeemDiscount } from '../discounts/redeem';
-import { createEmailQueue } from '../email/queue';
-import { recordReferralConversion } from '../referrals/service';
+import { redeemDiscount } from '../discounts';
+import { createEmailQueue } from '../email';
+import { recordReferralConversion } from '../referrals';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import { buyerNameOf, toManualOrderDto, toManualOrderListDto, type ManualOrderDto } from './dto';
 import { needsFulfilment } from './fulfilment-plan';
 import type { UpdateManualOrderBody } from './inputs';
-import { commitReservations, releaseReservations } from '../inventory/reservations';
+import { commitReservations, releaseReservations } from '../inventory';
 import { planOrderUpdate } from './transitions';
 
 /** The list filters of GET /v1/manual-orders. */

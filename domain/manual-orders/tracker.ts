@@ -4,7 +4,7 @@ import { tenantWhere } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
-import { resolveStorefront } from '../storefront/merchant';
+import { resolveStorefront } from '../storefront';
 import { toPaymentInstructions } from './dto';
 import { normaliseOrderNumber } from './numbers';
 

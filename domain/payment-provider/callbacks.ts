@@ -5,10 +5,9 @@ import { claimProviderEvent, recordProviderEventOutcome } from '../../db/payment
 import type { Tenant } from '../../db/tenancy';
 import { AppError, notFound } from '../../lib/errors';
 import { createPaymentProviders, ProviderError, type CallbackRefusal, type PaymentProvider, type ProviderEvent } from '../../lib/payment-provider';
-import { completeLockedSession } from '../checkout/transitions';
-import { settleInvoiceOfCompletedSession } from '../invoices/settle';
-import { toPayoutDto } from '../payouts/dto';
-import { applyPayoutMove, canMovePayout, type PayoutMove } from '../payouts/transitions';
+import { completeLockedSession } from '../checkout';
+import { settleInvoiceOfCompletedSession } from '../invoices';
+import { applyPayoutMove, canMovePayout, toPayoutDto, type PayoutMove } from '../payouts';
 import type { ServiceDeps } from '../service-deps';
 import { startRecordedNow } from '../workflow-starts';
 

@@ -5,9 +5,8 @@ import { connectionOf } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import { validationError, type ErrorDetail } from '../../lib/errors';
 import { toSmallestUnit } from '../../lib/money';
-import type { PricedLine } from '../discounts/amount';
-import { validateDiscount, type DiscountRefusal, type DiscountValidation } from '../discounts/validate';
-import { resolveCartVariants, unitPriceOf } from '../inventory/cart-variants';
+import { validateDiscount, type DiscountRefusal, type DiscountValidation, type PricedLine } from '../discounts';
+import { resolveCartVariants, unitPriceOf } from '../inventory';
 
 /**
  * The one cart pricing (`priceCartLines`), for every checkout that sells products (storefront buy-now and cart,

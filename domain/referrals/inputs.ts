@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { patchBody } from '../../lib/patch-body';
-import { clearable, optionalText } from '../credibility/fields';
+import { clearable, optionalText } from '../credibility';
 
 /** Codes are what buyers type or see in a link: letters, digits, `-` and `_`. Unique per workspace case-insensitively. */
 const code = z.string().trim().regex(/^[A-Za-z0-9_-]{1,50}$/, 'must be 1 to 50 letters, digits, - or _');

@@ -7,7 +7,7 @@ import { AppError, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
-import { resolveStorefront } from '../storefront/merchant';
+import { resolveStorefront } from '../storefront';
 import type { CaptureReferralBody, CreateReferralLinkBody, UpdateReferralLinkBody } from './inputs';
 
 /** How long a captured visitor is attributed to a link (the usual affiliate-cookie window). */

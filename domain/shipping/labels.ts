@@ -1,5 +1,5 @@
 import { createTokenSigner } from '../../lib/signed-token';
-import { DOWNLOAD_LINK_TTL_MS } from '../deliveries/links';
+import { DOWNLOAD_LINK_TTL_MS } from '../deliveries';
 
 /** The public route that serves a label's signed link (api/routes/shipping). */
 export const LABEL_PATH = '/api/v1/shipping/labels';

@@ -9,7 +9,7 @@ import { createShippingPartners, type Courier, type Place, type Rate } from '../
 import { CANCELLABLE, type ShipmentStatus } from '../../lib/shipping/events';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import type { AuthContext } from '../auth-context';
-import { assertModuleEnabled } from '../modules/service';
+import { assertModuleEnabled } from '../modules';
 import type { ServiceDeps } from '../service-deps';
 import { placeOf, toOriginDto, toShipmentDto, type OriginDto, type ShipmentDto } from './dto';
 import { applyPartnerEvent, type EventOutcome } from './events';

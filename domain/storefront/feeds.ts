@@ -2,7 +2,7 @@ import { Product, type Currency } from '../../db/models';
 import { markdownToText, truncateText } from '../../lib/markdown';
 import { buildXml, type XmlElement } from '../../lib/xml';
 import type { AuthContext } from '../auth-context';
-import { pageUrl } from '../products/dto';
+import { pageUrl } from '../products';
 import type { ServiceDeps } from '../service-deps';
 import { resolveStorefront, type Merchant } from './merchant';
 import { storefrontUrls } from './urls';

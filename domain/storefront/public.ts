@@ -6,10 +6,9 @@ import { productReadStatement, type ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
-import { quoteDiscount, type CheckoutCartItem } from '../pricing/cart';
-import { toPublicDiscountCode, type DiscountCodeRow } from '../discounts/dto';
-import type { DiscountValidation } from '../discounts/validate';
-import { toProductDto, type ProductDto } from '../products/dto';
+import { quoteDiscount, type CheckoutCartItem } from '../pricing';
+import { toPublicDiscountCode, type DiscountCodeRow, type DiscountValidation } from '../discounts';
+import { toProductDto, type ProductDto } from '../products';
 import type { ServiceDeps } from '../service-deps';
 import { findMerchant, resolveStorefront, type Merchant } from './merchant';
 

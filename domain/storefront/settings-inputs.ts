@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { patchBody } from '../../lib/patch-body';
-import { clearable, optionalText, requiredText } from '../credibility/fields';
+import { clearable, optionalText, requiredText } from '../credibility';
 
 /**
  * The workspace's storefront settings: what the public landing payload shows (name, description, branding,

@@ -1,7 +1,7 @@
 import { Product } from '../../db/models';
 import { buildXml } from '../../lib/xml';
 import type { AuthContext } from '../auth-context';
-import { pageUrl } from '../products/dto';
+import { pageUrl } from '../products';
 import type { ServiceDeps } from '../service-deps';
 import { publishedPosts } from './blog-posts';
 import { resolveStorefront } from './merchant';

@@ -4,8 +4,8 @@ import { emit } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import { createPaymentProviders, ProviderError, type ChargeResult, type PaymentProvider, type PaymentProviderConfig } from '../../lib/payment-provider';
-import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from '../checkout/create';
-import { toInvoiceDto } from '../invoices/dto';
+import { MAX_CHECKOUT_LIFETIME_MS, insertCheckoutSession } from '../checkout';
+import { toInvoiceDto } from '../invoices';
 
 /** What choosing and running a charge backend reads from the configuration. */
 export type ChargeBackendConfig = Pick<Config, 'LOCAL_INVOICE_DUE' | 'SUBSCRIPTION_RETRY_SCHEDULE' | 'PUBLIC_BASE_URL'> & PaymentProviderConfig;

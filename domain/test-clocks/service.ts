@@ -6,7 +6,7 @@ import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
-import { cancelSubscription } from '../subscriptions/billing';
+import { cancelSubscription } from '../subscriptions';
 import { signalSubscription } from '../workflow-starts';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import { toTestClockDto, type TestClockDto } from './dto';

@@ -2,9 +2,9 @@ import { UniqueConstraintError, type Transaction } from 'sequelize';
 import { Account, type Environment, type KeyAccess, type Plan } from '../../db/models';
 import { AppError, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { issueKey } from '../api-keys/service';
+import { issueKey } from '../api-keys';
 import type { ServiceDeps } from '../service-deps';
-import { GLOBAL_STOREFRONT_SEGMENTS } from '../storefront/merchant';
+import { GLOBAL_STOREFRONT_SEGMENTS } from '../storefront';
 
 export interface CreatedWorkspace {
   accountId: string;

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { HostedCheckoutView, ReceiptItem } from '../../../domain/checkout/hosted-page';
+import type { HostedCheckoutView, ReceiptItem } from '../../../domain/checkout';
 import type { PaymentMethod } from '../../../db/models';
 import { engine, renderMessage as renderPageMessage, sendPage, type PageKind } from '../shared/render';
 import { COMPLETED, EXPIRED, FAILED, OPEN, PARTIALS, PENDING } from './templates';

@@ -1,5 +1,5 @@
 import express, { type Request, type Router } from 'express';
-import type { HostedCheckoutService } from '../../../domain/checkout/hosted-page';
+import type { HostedCheckoutService } from '../../../domain/checkout';
 import { AppError } from '../../../lib/errors';
 import { httpStatusOf } from '../../errors';
 import type { RateLimits } from '../../middleware/rate-limit';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { OrderView } from '../../../domain/checkout/order-view';
+import type { OrderView } from '../../../domain/checkout';
 import { engine, renderMessage as renderPageMessage, sendPage, type PageKind } from '../shared/render';
 import { ORDER } from './templates';
 

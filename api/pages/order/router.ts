@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { OrderPageService } from '../../../domain/checkout/order-view';
+import type { OrderPageService } from '../../../domain/checkout';
 import type { RateLimits } from '../../middleware/rate-limit';
 import { COMMON_MESSAGES, methodNotAllowed, pageErrors, serveAsset } from '../shared/router';
 import { renderMessage, renderOrder } from './render';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import Handlebars from 'handlebars';
-import type { PageMerchant } from '../../../domain/storefront/branding';
+import type { PageMerchant } from '../../../domain/storefront';
 import { formatAmount, type MoneyCurrency } from '../../../lib/money';
 import { checkoutPageContentSecurityPolicy } from '../../middleware/security-headers';
 import { STYLESHEET } from './assets';

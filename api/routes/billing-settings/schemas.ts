@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DUNNING_FINAL_ACTIONS } from '../../../domain/billing/settings';
+import { DUNNING_FINAL_ACTIONS } from '../../../domain/billing';
 
-export { UpdateBillingSettingsBody } from '../../../domain/billing/settings';
+export { UpdateBillingSettingsBody } from '../../../domain/billing';
 
 export const BillingSettings = z
   .object({

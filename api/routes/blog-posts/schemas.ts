@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pathId } from '../../openapi';
 
-export { CreateBlogPostBody, UpdateBlogPostBody } from '../../../domain/blog/inputs';
+export { CreateBlogPostBody, UpdateBlogPostBody } from '../../../domain/blog';
 
 export const BlogPostParams = z.object({ id: pathId });
 

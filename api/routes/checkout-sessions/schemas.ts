@@ -4,7 +4,7 @@ import { ENVIRONMENTS } from '../../../db/models/common';
 import { pageQuery } from '../../pagination';
 import { pathId, Timestamp } from '../../openapi';
 
-export { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from '../../../domain/checkout/inputs';
+export { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from '../../../domain/checkout';
 
 export const ListCheckoutSessionsQuery = pageQuery().extend({
   status: z.enum(CHECKOUT_STATUSES).optional().meta({ description: 'Only sessions with this stored status' }),

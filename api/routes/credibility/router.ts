@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { patchBody } from '../../../lib/patch-body';
-import type { CredibilityResource } from '../../../domain/credibility/resource';
-import type { CredibilityService } from '../../../domain/credibility/service';
-import { recordBase } from '../../../domain/credibility/fields';
+import { recordBase, type CredibilityResource, type CredibilityService } from '../../../domain/credibility';
 import { ApiRouter } from '../../endpoint';
 import { pathId } from '../../openapi';
 import type { RouteDeps } from '../route-deps';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageQuery } from '../../pagination';
 import { pathId } from '../../openapi';
 
-export { CreateCustomerBody, UpdateCustomerBody } from '../../../domain/customers/inputs';
+export { CreateCustomerBody, UpdateCustomerBody } from '../../../domain/customers';
 
 export const ListCustomersQuery = pageQuery().extend({
   email: z.string().max(320).optional().meta({ description: 'Exact, case-sensitive match' }),

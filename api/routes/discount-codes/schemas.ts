@@ -4,7 +4,7 @@ import { CURRENCIES } from '../../../db/models/product';
 import { pageQuery } from '../../pagination';
 import { pathId } from '../../openapi';
 
-export { CreateDiscountCodeBody, UpdateDiscountCodeBody } from '../../../domain/discounts/inputs';
+export { CreateDiscountCodeBody, UpdateDiscountCodeBody } from '../../../domain/discounts';
 
 export const ListDiscountCodesQuery = pageQuery().extend({
   active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),

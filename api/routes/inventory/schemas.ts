@@ -5,7 +5,7 @@ import { singleLine } from '../../../lib/text';
 import { pathId, Timestamp } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
-export { AdjustStockBody, CreateVariantBody, CreateWarehouseBody, UpdateVariantBody, UpdateWarehouseBody } from '../../../domain/inventory/inputs';
+export { AdjustStockBody, CreateVariantBody, CreateWarehouseBody, UpdateVariantBody, UpdateWarehouseBody } from '../../../domain/inventory';
 
 const id = singleLine({ min: 1, max: 100, trim: false });
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { INVOICE_HTML_CSP } from '../../../domain/invoices/html';
+import { INVOICE_HTML_CSP } from '../../../domain/invoices';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../route-deps';
 import { ExportInvoicesQuery, Invoice, InvoiceIdParams, IssueInvoiceBody, ListInvoicesQuery } from './schemas';

@@ -4,7 +4,7 @@ import { singleLine } from '../../../lib/text';
 import { pageQuery } from '../../pagination';
 import { pathId, Timestamp } from '../../openapi';
 
-export { IssueInvoiceBody } from '../../../domain/invoices/inputs';
+export { IssueInvoiceBody } from '../../../domain/invoices';
 
 const instant = (description: string) =>
   z.iso

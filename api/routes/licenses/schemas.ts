@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LICENSE_STATUSES } from '../../../db/models/license';
 import { singleLine } from '../../../lib/text';
 
-export { LicenseInstanceBody } from '../../../domain/licenses/inputs';
+export { LicenseInstanceBody } from '../../../domain/licenses';
 
 const key = z.string().meta({ example: 'EBOOK-7K3M-Q9XD-4HNP-WA2T' });
 

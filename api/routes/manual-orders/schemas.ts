@@ -5,7 +5,7 @@ import { isoTimestamp } from '../../../lib/text';
 import { pathId } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
-export { UpdateManualOrderBody } from '../../../domain/manual-orders/inputs';
+export { UpdateManualOrderBody } from '../../../domain/manual-orders';
 
 /** Document 1, Limits: manual orders page by 25. */
 export const MANUAL_ORDER_PAGE_SIZE = 25;

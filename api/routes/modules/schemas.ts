@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODULES } from '../../../domain/modules/service';
+import { MODULES } from '../../../domain/modules';
 
 export const SetModuleBody = z
   .object({ module: z.enum(MODULES), enabled: z.boolean() })

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import type { ProviderCallbackService } from '../../../domain/payment-provider/callbacks';
+import type { ProviderCallbackService } from '../../../domain/payment-provider';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../route-deps';
 import { ProviderCallbackAnswer, ProviderCallbackBody } from './schemas';

@@ -3,13 +3,7 @@ import { PAYOUT_STATUSES } from '../../../db/models';
 import { pageQuery } from '../../pagination';
 import { pathId, Timestamp } from '../../openapi';
 
-export {
-  CreatePayoutBody,
-  MarkPayoutFailedBody,
-  MarkPayoutInTransitBody,
-  MarkPayoutPaidBody,
-  UpdateBankAccountBody,
-} from '../../../domain/payouts/inputs';
+export { CreatePayoutBody, MarkPayoutFailedBody, MarkPayoutInTransitBody, MarkPayoutPaidBody, UpdateBankAccountBody } from '../../../domain/payouts';
 
 export const ListPayoutsQuery = pageQuery().extend({ status: z.enum(PAYOUT_STATUSES).optional() });
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuery>;

@@ -3,7 +3,7 @@ import { BILLING_INTERVALS } from '../../../db/models';
 import { pageQuery } from '../../pagination';
 import { pathId } from '../../openapi';
 
-export { CreatePlanBody, CreatePlanPriceBody, UpdatePlanBody, UpdatePlanPriceBody } from '../../../domain/plans/inputs';
+export { CreatePlanBody, CreatePlanPriceBody, UpdatePlanBody, UpdatePlanPriceBody } from '../../../domain/plans';
 
 export const ListPlansQuery = pageQuery().extend({
   includeArchived: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Also list archived (`active: false`) plans' }),

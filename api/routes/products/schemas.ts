@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { PRODUCT_TYPES } from '../../../db/models/product';
-import { MAX_FILE_SIZE } from '../../../domain/products/inputs';
+import { MAX_FILE_SIZE } from '../../../domain/products';
 import { binaryPart, pathId } from '../../openapi';
 import { pageQuery } from '../../pagination';
 
-export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products/inputs';
+export { CreateProductBody, RegisterFileBody, UpdateProductBody } from '../../../domain/products';
 export { Product, ProductFile } from '../../schemas/products';
 
 export const ListProductsQuery = pageQuery().extend({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pathId } from '../../openapi';
 
-export { CreateReferralLinkBody, UpdateReferralLinkBody } from '../../../domain/referrals/inputs';
+export { CreateReferralLinkBody, UpdateReferralLinkBody } from '../../../domain/referrals';
 
 export const ReferralLinkIdParams = z.object({ id: pathId });
 

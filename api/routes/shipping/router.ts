@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
-import { PARTNER_SIGNATURE_HEADER, type ShippingService } from '../../../domain/shipping/service';
+import { PARTNER_SIGNATURE_HEADER, type ShippingService } from '../../../domain/shipping';
 import { AppError } from '../../../lib/errors';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../route-deps';

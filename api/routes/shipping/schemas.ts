@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { SERVICE_TYPES } from '../../../lib/shipping/types';
 import { pageQuery } from '../../pagination';
 import { pathId, Timestamp } from '../../openapi';
-import { shipmentStatus } from '../../../domain/shipping/inputs';
+import { shipmentStatus } from '../../../domain/shipping';
 
-export { CancelShipmentBody, PartnerEventBody, RatesBody, UpdateOriginBody } from '../../../domain/shipping/inputs';
+export { CancelShipmentBody, PartnerEventBody, RatesBody, UpdateOriginBody } from '../../../domain/shipping';
 
 export const ListShipmentsQuery = pageQuery().extend({
   status: shipmentStatus.optional().meta({ description: 'Only shipments with this status' }),

@@ -3,7 +3,7 @@ import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_METHODS, MANUAL_PAYMENT_STA
 import { CURRENCIES } from '../../../db/models/product';
 import { isoTimestamp, singleLine } from '../../../lib/text';
 
-export { ManualCheckoutBody } from '../../../domain/manual-orders/inputs';
+export { ManualCheckoutBody } from '../../../domain/manual-orders';
 
 const slug = singleLine({ min: 1, max: 253, trim: false });
 export const ManualCheckoutParams = z.object({ merchantSlug: slug });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FEED_CHANNELS } from '../../../domain/storefront/feeds';
+import { FEED_CHANNELS } from '../../../domain/storefront';
 import { ApiRouter } from '../../endpoint';
 import type { RouteDeps } from '../route-deps';
 import {

@@ -7,14 +7,14 @@ import { DISCOUNT_TYPES } from '../../../db/models/discount-code';
 import { LICENSE_STATUSES } from '../../../db/models/license';
 import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_STATUSES } from '../../../db/models/manual-order';
 import { CURRENCIES } from '../../../db/models/product';
-import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/pricing/cart';
-import { DISCOUNT_REFUSALS } from '../../../domain/discounts/validate';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../../../domain/pricing';
+import { DISCOUNT_REFUSALS } from '../../../domain/discounts';
 import { singleLine } from '../../../lib/text';
 import { pathId, Timestamp } from '../../openapi';
 
-export { BuyNowBody, CartCheckoutBody } from '../../../domain/checkout/storefront-inputs';
-export { CaptureReferralBody } from '../../../domain/referrals/inputs';
-export { TrackBody, UnsubscribeQuery } from '../../../domain/storefront/activity-inputs';
+export { BuyNowBody, CartCheckoutBody } from '../../../domain/checkout';
+export { CaptureReferralBody } from '../../../domain/referrals';
+export { TrackBody, UnsubscribeQuery } from '../../../domain/storefront';
 
 const slug = singleLine({ min: 1, max: 253, trim: false });
 const pageSlug = singleLine({ min: 1, max: 80, trim: false });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export { UpdateStorefrontSettingsBody } from '../../../domain/storefront/settings-inputs';
+export { UpdateStorefrontSettingsBody } from '../../../domain/storefront';
 
 export const StorefrontSettings = z
   .object({

@@ -3,7 +3,7 @@ import { SUBSCRIPTION_STATUSES } from '../../../db/models';
 import { pageQuery } from '../../pagination';
 import { pathId } from '../../openapi';
 
-export { CreateSubscriptionBody, UpdateSubscriptionBody } from '../../../domain/subscriptions/inputs';
+export { CreateSubscriptionBody, UpdateSubscriptionBody } from '../../../domain/subscriptions';
 
 export const ListSubscriptionsQuery = pageQuery().extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageQuery } from '../../pagination';
 import { pathId } from '../../openapi';
 
-export { AdvanceTestClockBody, CreateTestClockBody } from '../../../domain/test-clocks/inputs';
+export { AdvanceTestClockBody, CreateTestClockBody } from '../../../domain/test-clocks';
 
 export const ListTestClocksQuery = pageQuery();
 

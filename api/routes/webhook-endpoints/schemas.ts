@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pathId, Timestamp } from '../../openapi';
 
-export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from '../../../domain/webhooks/inputs';
+export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from '../../../domain/webhooks';
 
 export const WebhookEndpointIdParams = z.object({ id: pathId });
 

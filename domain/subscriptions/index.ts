@@ -1,0 +1,5 @@
+/** The subscriptions area's entry: what routers, activities, the worker and other areas use of it. */
+export { cancelSubscription } from './billing';
+export { CreateSubscriptionBody, UpdateSubscriptionBody } from './inputs';
+export { createSubscriptionLifecycle } from './lifecycle';
+export { createSubscriptionService } from './service';

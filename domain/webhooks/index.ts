@@ -1,0 +1,4 @@
+/** The webhooks area's entry: what routers, activities, the worker and other areas use of it. */
+export { claimEventsForFanOut, loadEndpointForAttempt, recordAttempt } from './deliveries';
+export { createWebhookEndpointService } from './endpoints';
+export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './inputs';
