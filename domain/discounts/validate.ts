@@ -7,7 +7,7 @@ import { SHIPPING_TYPES } from './inputs';
 
 /**
  * The one discount validation, for the public validate-discount route and every checkout: the cart comes priced
- * by the one cart pricing (`priceCartLines`, domain/checkout/pricing.ts), so a quote and a checkout of the same
+ * by the one cart pricing (`priceCartLines`, domain/pricing/cart.ts), so a quote and a checkout of the same
  * cart see the same amounts; the code is read from the database, then the checks run in document 1's order and
  * the first failing one is the answer (docs/decisions/discounts.md).
  */
