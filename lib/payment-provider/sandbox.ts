@@ -404,7 +404,8 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       return failure(res, 400, 'API_VALIDATION_ERROR', 'the body is not JSON');
     }
     const key = String(req.headers['idempotency-key'] ?? req.headers['x-idempotency-key'] ?? '');
-    const remembered = key ? idempotent.get(`${account}:${path}:${key}`) : undefined;
+    // Only creating calls remember their answer; a read under the same key (the SDK's getRefund can send one) is not a replay.
+    const remembered = key && req.method === 'POST' ? idempotent.get(`${account}:${path}:${key}`) : undefined;
     if (remembered) return sendJson(res, remembered.status, remembered.body);
     const answer = (status: number, payload: unknown) => {
       if (key && status < 500) idempotent.set(`${account}:${path}:${key}`, { status, body: payload });

@@ -280,6 +280,11 @@ describe('payouts through the SDK', () => {
     const failed = await payout(failedReference, SANDBOX_TEST_VALUES.accountNumbers.rejectedByBank);
     expect(await xendit.Payout.getPayoutById({ id: paid.id })).toEqual(paid);
     expect(await xendit.Payout.getPayouts({ referenceId: paidReference })).toEqual({ data: [paid], hasMore: false });
+    // A read under a creating call's idempotency key is a read, not that call's replay.
+    const listed = await fetch(`${sandbox.baseUrl}/v2/payouts?reference_id=${paidReference}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${SANDBOX_TEST.secretKey}:`).toString('base64')}`, 'idempotency-key': paidReference },
+    });
+    expect(await listed.json()).toMatchObject({ data: [{ id: paid.id }], has_more: false });
 
     const before = receiver.received.length;
     await sandbox.settleDisbursements();
