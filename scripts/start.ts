@@ -39,7 +39,7 @@ import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspa
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
-import { startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
+import { sandboxSecretKey, startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
 import { ACCOUNT_ID } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
@@ -540,7 +540,7 @@ async function main(): Promise<number> {
     let payments = `${config.PAYMENT_PROVIDER_BASE_URL} (PAYMENT_PROVIDER_BASE_URL)`;
     let paymentEnv: Record<string, string> = {};
     if (embedPaymentSandbox) {
-      const accounts = ['live', 'test'].map((mode) => ({ secretKey: `xnd_sandbox_${mode}_${randomBytes(16).toString('hex')}`, callbackToken: randomBytes(32).toString('hex') }));
+      const accounts = (['live', 'test'] as const).map((mode) => ({ secretKey: sandboxSecretKey(mode), callbackToken: randomBytes(32).toString('hex') }));
       const sandbox: PaymentSandbox = await startPaymentSandbox({
         accounts,
         callbackUrl: `http://127.0.0.1:${config.PORT}/api/v1/payment/provider-webhooks`,
@@ -555,7 +555,12 @@ async function main(): Promise<number> {
         PAYMENT_PROVIDER_TEST_SECRET_KEY: accounts[1]!.secretKey,
         PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: accounts[1]!.callbackToken,
       };
-      payments = `${sandbox.baseUrl}   (built-in sandbox provider: hosted invoice pages, test values in docs/decisions/payment-module.md)`;
+      // Its keys are printed so Xendit's own SDK (xenditURL: the sandbox) or curl can drive it too.
+      payments = [
+        `${sandbox.baseUrl}   (built-in sandbox provider: hosted invoice pages, test values in docs/decisions/payment-module.md)`,
+        `                 test key  ${accounts[1]!.secretKey}`,
+        `                 live key  ${accounts[0]!.secretKey}`,
+      ].join('\n');
       log(`started the payment sandbox provider on ${sandbox.baseUrl}`);
     }
     if (stopRequested) return 0;

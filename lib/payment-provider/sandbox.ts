@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatMoney } from '../money';
@@ -6,18 +6,22 @@ import { CALLBACK_ID_HEADER, CALLBACK_TOKEN_HEADER, INVOICE_CHANNELS, sameSecret
 
 /**
  * The built-in sandbox provider: a small HTTP server speaking the subset of Xendit's API the adapter uses
- * (lib/payment-provider/xendit.ts), with its own hosted invoice page (pay, decline, expire) and callbacks carrying
- * `x-callback-token` to our inbound route. `npm start` runs it when no provider is configured; the tests run it
- * on loopback. It keeps everything in memory. Outcomes follow documented test values (SANDBOX_TEST_VALUES).
+ * (lib/payment-provider/xendit.ts) and what Xendit's own Node SDK (`xendit-node` 7) calls around it: invoices
+ * (create, get, list, expire), customers (create, get, by reference, update), payment requests (create, get, list),
+ * refunds (create, get, list), disbursements and v2 payouts (create, get, by reference, cancel). Answers carry every
+ * field the SDK's models read without a check (its `FromJSON` crashes on a missing array), and a trailing slash is
+ * accepted as the real API does. It serves its own hosted invoice page (pay, decline, expire) and sends callbacks
+ * carrying `x-callback-token` to our inbound route. `npm start` runs it when no provider is configured; the tests
+ * run it on loopback. It keeps everything in memory. Outcomes follow documented test values (SANDBOX_TEST_VALUES).
  */
 export const SANDBOX_TEST_VALUES = {
   /** Card numbers on the hosted page; any other 12 to 19 digits succeed. */
   cards: { success: '4242424242424242', declined: '4000000000000002', insufficientFunds: '4000000000009995' },
   /** Saved payment method ids for `POST /payment_requests`; any other id succeeds. `pending` stays `PENDING` until `settlePaymentRequest`. */
   paymentMethods: { success: 'pm_sandbox_success', declined: 'pm_sandbox_declined', insufficientFunds: 'pm_sandbox_insufficient_funds', pending: 'pm_sandbox_pending' },
-  /** Bank account numbers for `POST /disbursements`; any other number is paid out. */
+  /** Bank account numbers for `POST /disbursements` and `POST /v2/payouts`; any other number is paid out. */
   accountNumbers: { invalidDestination: '0000000000', rejectedByBank: '1111111111' },
-  /** A bank code `POST /disbursements` refuses at once (400 BANK_CODE_NOT_SUPPORTED_ERROR); any other is taken. */
+  /** A bank (or payout channel) code refused at once (400 BANK_CODE_NOT_SUPPORTED_ERROR, CHANNEL_CODE_NOT_SUPPORTED); any other is taken. */
   bankCodes: { unsupported: 'SANDBOX_UNSUPPORTED' },
 } as const;
 
@@ -33,6 +37,20 @@ const DISBURSEMENT_FAILURES: Record<string, string> = {
   [SANDBOX_TEST_VALUES.accountNumbers.invalidDestination]: 'INVALID_DESTINATION',
   [SANDBOX_TEST_VALUES.accountNumbers.rejectedByBank]: 'REJECTED_BY_BANK',
 };
+/** The same accounts' outcomes in v2 payouts, whose failure codes name the channel rather than the bank. */
+const PAYOUT_FAILURES: Record<string, string> = {
+  [SANDBOX_TEST_VALUES.accountNumbers.invalidDestination]: 'INVALID_DESTINATION',
+  [SANDBOX_TEST_VALUES.accountNumbers.rejectedByBank]: 'REJECTED_BY_CHANNEL',
+};
+const MERCHANT_NAME = 'Sandbox merchant';
+
+/**
+ * A fresh secret key in Xendit's format: `xnd_development_…` for test mode, `xnd_production_…` for live, the two
+ * prefixes the official SDK's key check accepts.
+ */
+export function sandboxSecretKey(mode: 'test' | 'live'): string {
+  return `xnd_${mode === 'test' ? 'development' : 'production'}_${randomBytes(36).toString('base64url')}`;
+}
 
 /** One provider account: its secret key and the token its callbacks carry. */
 export interface SandboxAccount {
@@ -91,6 +109,9 @@ export interface PaymentSandbox {
   customers: Map<string, Record<string, unknown>>;
   /** Charges of saved payment methods (`POST /payment_requests`), by their id. */
   paymentRequests: Map<string, Record<string, unknown>>;
+  refunds: Map<string, Record<string, unknown>>;
+  /** Payouts of the v2 API (`POST /v2/payouts`), by their id. */
+  payouts: Map<string, Record<string, unknown>>;
   callbacks: SandboxCallback[];
   /** While true, callbacks are recorded but not sent (send them later with `deliver`): a late or lost callback. */
   holdCallbacks: boolean;
@@ -98,7 +119,7 @@ export interface PaymentSandbox {
   callbackUrl: string | null;
   /** Sends a recorded callback (again): a duplicate, or a held one arriving late. */
   deliver(webhookId: string): Promise<number>;
-  /** Settles pending disbursements now instead of after the delay. */
+  /** Settles pending disbursements and v2 payouts now instead of after the delay. */
   settleDisbursements(): Promise<void>;
   /** Confirms (or fails) a `PENDING` charge, as the buyer's bank eventually would. */
   settlePaymentRequest(id: string, outcome: 'SUCCEEDED' | 'FAILED'): void;
@@ -186,11 +207,64 @@ ${notice}${form}
 </body></html>`;
 }
 
+type StoredRecord = Record<string, unknown> & { account: number };
+
+/** A record as the API answers it: without the sandbox's own bookkeeping. */
+const publicOf = ({ account: _account, ...fields }: StoredRecord) => fields;
+
+/** A list parameter however a client spells it: repeated (`a=1&a=2`, the SDK's way), `a[]=1`, `a=1,2` or `a=["1","2"]`. */
+function listParam(query: URLSearchParams, name: string): string[] {
+  return [...query.getAll(name), ...query.getAll(`${name}[]`)].flatMap((value) => {
+    if (value.startsWith('[')) {
+      try {
+        const parsed: unknown = JSON.parse(value);
+        if (Array.isArray(parsed)) return parsed.map(String);
+      } catch {
+        // Not JSON after all: read as a comma-separated list.
+      }
+    }
+    return value.split(',').filter(Boolean);
+  });
+}
+
+/** `limit` between 1 and `max` (`fallback` when absent); null when it is not such a number. */
+function limitOf(query: URLSearchParams, fallback: number, max: number): number | null {
+  const raw = query.get('limit');
+  if (raw === null) return fallback;
+  const limit = Number(raw);
+  return Number.isInteger(limit) && limit >= 1 && limit <= max ? limit : null;
+}
+
+/** A date parameter: undefined when absent, null when it is not a date. */
+function dateParam(query: URLSearchParams, name: string): Date | null | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  const date = new Date(raw);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** One page of `items` (newest first) after the item `after_id` names or before the one `before_id` names. */
+function pageOf<T extends Record<string, unknown>>(items: T[], query: URLSearchParams, limit: number): { data: T[]; has_more: boolean } {
+  const before = query.get('before_id');
+  if (before) {
+    const end = Math.max(0, items.findIndex((item) => item.id === before));
+    const start = Math.max(0, end - limit);
+    return { data: items.slice(start, end), has_more: start > 0 };
+  }
+  const after = query.get('after_id');
+  const index = after ? items.findIndex((item) => item.id === after) : -1;
+  const start = after ? (index < 0 ? items.length : index + 1) : 0;
+  return { data: items.slice(start, start + limit), has_more: start + limit < items.length };
+}
+
 export async function startPaymentSandbox(options: SandboxOptions): Promise<PaymentSandbox> {
   const invoices = new Map<string, SandboxInvoice>();
   const disbursements = new Map<string, Record<string, unknown> & { account: number; settled: boolean; timer?: NodeJS.Timeout }>();
-  const customers = new Map<string, Record<string, unknown>>();
-  const paymentRequests = new Map<string, Record<string, unknown>>();
+  const customers = new Map<string, StoredRecord>();
+  const paymentRequests = new Map<string, StoredRecord>();
+  const refunds = new Map<string, StoredRecord>();
+  const payouts = new Map<string, StoredRecord>();
+  const payoutTimers = new Map<string, NodeJS.Timeout>();
   const idempotent = new Map<string, { status: number; body: unknown }>();
   const callbacks: SandboxCallback[] = [];
   const retryDelays = options.callbackRetryDelaysMs ?? [1_000, 5_000, 15_000, 60_000];
@@ -245,8 +319,45 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
 
   const invoiceCallback = (invoice: SandboxInvoice) => {
     const { account, refunded: _refunded, last_failure: _failure, ...fields } = invoice;
-    emit(account, { ...fields, user_id: `sandbox-user-${account}`, merchant_name: 'Sandbox merchant' });
+    emit(account, { ...fields, user_id: `sandbox-user-${account}`, merchant_name: MERCHANT_NAME });
   };
+
+  /** An invoice as the API answers it, with the channel arrays the SDK's `InvoiceFromJSON` maps over. */
+  function invoiceJson(invoice: SandboxInvoice) {
+    const { account, refunded: _refunded, last_failure: _failure, ...fields } = invoice;
+    const offered = (group: readonly string[]) => invoice.payment_methods.filter((c) => group.includes(c));
+    return {
+      ...fields,
+      user_id: `sandbox-user-${account}`,
+      merchant_name: MERCHANT_NAME,
+      merchant_profile_picture_url: null,
+      invoice_url: `${baseUrl}/web/${invoice.id}`,
+      available_banks: offered(INVOICE_CHANNELS.va).map((bank_code) => ({
+        bank_code,
+        collection_type: 'POOL',
+        bank_branch: 'Virtual Account',
+        account_holder_name: MERCHANT_NAME.toUpperCase(),
+        transfer_amount: invoice.amount,
+      })),
+      available_retail_outlets: [],
+      available_ewallets: offered(INVOICE_CHANNELS.ewallet).map((ewallet_type) => ({ ewallet_type })),
+      available_qr_codes: offered(INVOICE_CHANNELS.qris).map((qr_code_type) => ({ qr_code_type })),
+      available_direct_debits: [],
+      available_paylaters: [],
+      should_exclude_credit_card: !invoice.payment_methods.includes('CREDIT_CARD'),
+      should_send_email: false,
+    };
+  }
+
+  function settlePayout(id: string): void {
+    const payout = payouts.get(id);
+    if (payout?.status !== 'ACCEPTED') return;
+    clearTimeout(payoutTimers.get(id));
+    payoutTimers.delete(id);
+    const failureCode = PAYOUT_FAILURES[String((payout.channel_properties as Record<string, unknown>).account_number)];
+    Object.assign(payout, { status: failureCode ? 'FAILED' : 'SUCCEEDED', updated: now() }, failureCode ? { failure_code: failureCode } : {});
+    emit(payout.account, { event: failureCode ? 'payout.failed' : 'payout.succeeded', business_id: payout.business_id, created: now(), data: publicOf(payout) });
+  }
 
   function settleDisbursement(id: string): void {
     const d = disbursements.get(id);
@@ -283,7 +394,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     return options.accounts.findIndex((a) => sameSecret(user, a.secretKey));
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, path: string, text: string): Promise<void> {
+  async function api(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, text: string): Promise<void> {
     const account = accountOf(req);
     if (account < 0) return failure(res, 401, 'INVALID_API_KEY', 'API key is not authorized for this API service');
     let body: Record<string, unknown> = {};
@@ -293,28 +404,60 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       return failure(res, 400, 'API_VALIDATION_ERROR', 'the body is not JSON');
     }
     const key = String(req.headers['idempotency-key'] ?? req.headers['x-idempotency-key'] ?? '');
-    const remembered = key ? idempotent.get(`${account}:${path}:${key}`) : undefined;
+    // Only creating calls remember their answer; a read under the same key (the SDK's getRefund can send one) is not a replay.
+    const remembered = key && req.method === 'POST' ? idempotent.get(`${account}:${path}:${key}`) : undefined;
     if (remembered) return sendJson(res, remembered.status, remembered.body);
     const answer = (status: number, payload: unknown) => {
       if (key && status < 500) idempotent.set(`${account}:${path}:${key}`, { status, body: payload });
       sendJson(res, status, payload);
     };
+    const mine = <T extends { account: number }>(record: T | undefined) => (record?.account === account ? record : undefined);
+    const newestFirst = <T extends { account: number }>(records: Map<string, T>) => [...records.values()].filter((r) => r.account === account).reverse();
+    const limit = limitOf(query, 10, 100);
+    if (req.method === 'GET' && limit === null) return failure(res, 400, 'API_VALIDATION_ERROR', 'limit must be an integer from 1 to 100');
 
     if (req.method === 'POST' && path === '/customers') {
       if (typeof body.reference_id !== 'string' || !body.reference_id) return failure(res, 400, 'API_VALIDATION_ERROR', 'reference_id is required');
-      const customer = { id: `cust-${randomUUID()}`, reference_id: body.reference_id, type: body.type ?? 'INDIVIDUAL', email: body.email ?? null, individual_detail: body.individual_detail ?? null, metadata: body.metadata ?? null, created: now(), updated: now() };
-      customers.set(customer.id, { ...customer, account });
-      return answer(201, customer);
+      const type = body.type ?? 'INDIVIDUAL';
+      if (type !== 'INDIVIDUAL' && type !== 'BUSINESS') return failure(res, 400, 'API_VALIDATION_ERROR', 'type must be INDIVIDUAL or BUSINESS');
+      const customer: StoredRecord = {
+        id: `cust-${randomUUID()}`,
+        reference_id: body.reference_id,
+        type,
+        individual_detail: body.individual_detail ?? null,
+        business_detail: body.business_detail ?? null,
+        description: body.description ?? null,
+        email: body.email ?? null,
+        mobile_number: body.mobile_number ?? null,
+        phone_number: body.phone_number ?? null,
+        addresses: body.addresses ?? [],
+        identity_accounts: body.identity_accounts ?? [],
+        kyc_documents: body.kyc_documents ?? [],
+        metadata: body.metadata ?? null,
+        created: now(),
+        updated: now(),
+        account,
+      };
+      customers.set(String(customer.id), customer);
+      return answer(201, publicOf(customer));
     }
 
-    const customerPatch = /^\/customers\/([^/]+)$/.exec(path);
-    if (req.method === 'PATCH' && customerPatch) {
-      const customer = customers.get(decodeURIComponent(customerPatch[1]!));
-      if (!customer || customer.account !== account) return failure(res, 404, 'DATA_NOT_FOUND', 'customer not found');
-      for (const field of ['email', 'individual_detail', 'metadata'] as const) if (body[field] !== undefined) customer[field] = body[field];
-      customer.updated = now();
-      const { account: _a, ...fields } = customer;
-      return sendJson(res, 200, fields);
+    if (req.method === 'GET' && path === '/customers') {
+      const referenceId = query.get('reference_id');
+      if (!referenceId) return failure(res, 400, 'API_VALIDATION_ERROR', 'reference_id is required');
+      return sendJson(res, 200, { data: newestFirst(customers).filter((c) => c.reference_id === referenceId).map(publicOf), has_more: false });
+    }
+
+    const customerPath = /^\/customers\/([^/]+)$/.exec(path);
+    if ((req.method === 'GET' || req.method === 'PATCH') && customerPath) {
+      const customer = mine(customers.get(decodeURIComponent(customerPath[1]!)));
+      if (!customer) return failure(res, 404, 'DATA_NOT_FOUND', 'customer not found');
+      if (req.method === 'PATCH') {
+        const fields = ['reference_id', 'individual_detail', 'business_detail', 'description', 'email', 'mobile_number', 'phone_number', 'addresses', 'identity_accounts', 'kyc_documents', 'metadata', 'status'];
+        for (const field of fields) if (body[field] !== undefined) customer[field] = body[field];
+        customer.updated = now();
+      }
+      return sendJson(res, 200, publicOf(customer));
     }
 
     if (req.method === 'POST' && path === '/v2/invoices') {
@@ -342,25 +485,51 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
         refunded: 0,
       };
       invoices.set(id, invoice);
-      const { account: _a, refunded: _r, ...fields } = invoice;
-      return answer(200, { ...fields, invoice_url: `${baseUrl}/web/${id}` });
+      return answer(200, invoiceJson(invoice));
+    }
+
+    if (req.method === 'GET' && path === '/v2/invoices') {
+      const externalId = query.get('external_id');
+      const statuses = listParam(query, 'statuses');
+      const ranges = { created: ['created_after', 'created_before'], paid: ['paid_after', 'paid_before'], expired: ['expired_after', 'expired_before'] } as const;
+      const bounds: { field: 'created' | 'paid' | 'expired'; after?: Date; before?: Date }[] = [];
+      for (const [field, [afterName, beforeName]] of Object.entries(ranges) as ['created' | 'paid' | 'expired', readonly [string, string]][]) {
+        const after = dateParam(query, afterName);
+        const before = dateParam(query, beforeName);
+        if (after === null || before === null) return failure(res, 400, 'API_VALIDATION_ERROR', `${after === null ? afterName : beforeName} is not a date`);
+        if (after || before) bounds.push({ field, after, before });
+      }
+      const timeOf = (invoice: SandboxInvoice, field: 'created' | 'paid' | 'expired') =>
+        field === 'created' ? invoice.created : field === 'paid' ? invoice.paid_at : invoice.status === 'EXPIRED' ? invoice.updated : undefined;
+      const matching = newestFirst(invoices)
+        .map((invoice) => current(invoice.id)!)
+        .filter((invoice) => (!externalId || invoice.external_id === externalId) && (statuses.length === 0 || statuses.includes(invoice.status)))
+        .filter((invoice) =>
+          bounds.every(({ field, after, before }) => {
+            const at = timeOf(invoice, field);
+            return at !== undefined && (!after || Date.parse(at) >= after.getTime()) && (!before || Date.parse(at) <= before.getTime());
+          }),
+        );
+      // `last_invoice` is the id of the previous page's last invoice.
+      const last = query.get('last_invoice');
+      const start = last ? matching.findIndex((invoice) => invoice.id === last) + 1 : 0;
+      return sendJson(res, 200, (last && start === 0 ? [] : matching.slice(start, start + limit!)).map(invoiceJson));
     }
 
     const invoiceRead = /^\/v2\/invoices\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && invoiceRead) {
-      const invoice = current(decodeURIComponent(invoiceRead[1]!));
-      if (!invoice || invoice.account !== account) return failure(res, 404, 'INVOICE_NOT_FOUND_ERROR', 'invoice not found');
-      const { account: _a, refunded: _r, ...fields } = invoice;
-      return sendJson(res, 200, { ...fields, invoice_url: `${baseUrl}/web/${invoice.id}` });
+      const invoice = mine(current(decodeURIComponent(invoiceRead[1]!)));
+      if (!invoice) return failure(res, 404, 'INVOICE_NOT_FOUND_ERROR', 'invoice not found');
+      return sendJson(res, 200, invoiceJson(invoice));
     }
 
     const expire = /^\/invoices\/([^/]+)\/expire!$/.exec(path);
     if (req.method === 'POST' && expire) {
-      const invoice = current(decodeURIComponent(expire[1]!));
-      if (!invoice || invoice.account !== account) return failure(res, 404, 'INVOICE_NOT_FOUND_ERROR', 'invoice not found');
+      const invoice = mine(current(decodeURIComponent(expire[1]!)));
+      if (!invoice) return failure(res, 404, 'INVOICE_NOT_FOUND_ERROR', 'invoice not found');
       if (invoice.status === 'PAID') return failure(res, 400, 'INVALID_INVOICE_STATUS', 'a paid invoice cannot be expired');
       expireInvoice(invoice);
-      return sendJson(res, 200, { id: invoice.id, status: invoice.status });
+      return sendJson(res, 200, invoiceJson(invoice));
     }
 
     if (req.method === 'POST' && path === '/payment_requests') {
@@ -368,39 +537,89 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       if (!methodId || !(Number(body.amount) > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'payment_method_id and a positive amount are required');
       const failureCode = METHOD_FAILURES[methodId] ?? null;
       const pending = methodId === SANDBOX_TEST_VALUES.paymentMethods.pending;
-      const request = {
+      const request: StoredRecord = {
         id: `pr-${randomUUID()}`,
-        reference_id: body.reference_id,
+        business_id: `sandbox-user-${account}`,
+        reference_id: body.reference_id ?? randomUUID(),
         customer_id: body.customer_id ?? null,
         amount: body.amount,
         currency: body.currency,
-        payment_method: { id: methodId },
+        country: 'ID',
+        description: body.description ?? null,
+        // A saved method as the SDK's PaymentMethod model needs it (type, reusability, status).
+        payment_method: { id: methodId, type: 'CARD', reusability: 'MULTIPLE_USE', status: 'ACTIVE', created: now(), updated: now() },
+        capture_method: 'AUTOMATIC',
         status: pending ? 'PENDING' : failureCode ? 'FAILED' : 'SUCCEEDED',
         failure_code: failureCode,
+        actions: [],
+        metadata: body.metadata ?? null,
         created: now(),
+        updated: now(),
+        account,
       };
-      paymentRequests.set(request.id, { ...request, account });
-      return answer(201, request);
+      paymentRequests.set(String(request.id), request);
+      return answer(201, publicOf(request));
+    }
+
+    if (req.method === 'GET' && path === '/payment_requests') {
+      const filters = (['id', 'reference_id', 'customer_id'] as const).map((field) => ({ field, values: listParam(query, field) })).filter((f) => f.values.length > 0);
+      const matching = newestFirst(paymentRequests).filter((r) => filters.every(({ field, values }) => values.includes(String(r[field]))));
+      const found = pageOf(matching, query, limit!);
+      return sendJson(res, 200, { data: found.data.map(publicOf), has_more: found.has_more, links: [] });
     }
 
     const requestRead = /^\/payment_requests\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && requestRead) {
-      const request = paymentRequests.get(decodeURIComponent(requestRead[1]!));
-      if (!request || request.account !== account) return failure(res, 404, 'DATA_NOT_FOUND', 'payment request not found');
-      const { account: _a, ...fields } = request;
-      return sendJson(res, 200, fields);
+      const request = mine(paymentRequests.get(decodeURIComponent(requestRead[1]!)));
+      if (!request) return failure(res, 404, 'DATA_NOT_FOUND', 'payment request not found');
+      return sendJson(res, 200, publicOf(request));
     }
 
     if (req.method === 'POST' && path === '/refunds') {
-      const invoice = current(String(body.invoice_id ?? ''));
-      if (!invoice || invoice.account !== account) return failure(res, 404, 'DATA_NOT_FOUND', 'invoice not found');
+      const invoice = mine(current(String(body.invoice_id ?? '')));
+      if (!invoice) return failure(res, 404, 'DATA_NOT_FOUND', 'invoice not found');
       if (invoice.status !== 'PAID') return failure(res, 400, 'INELIGIBLE_TRANSACTION', 'only a paid invoice can be refunded');
       const amount = Number(body.amount ?? invoice.amount - invoice.refunded);
       if (!(amount > 0) || amount > invoice.amount - invoice.refunded) return failure(res, 400, 'REFUND_AMOUNT_EXCEEDED', 'the amount is more than what is left to refund');
       invoice.refunded += amount;
-      const refund = { id: `rfd-${randomUUID()}`, reference_id: body.reference_id, invoice_id: invoice.id, amount, currency: invoice.currency, status: 'PENDING', created: now(), updated: now() };
-      later(0, () => emit(account, { event: 'refund.succeeded', business_id: `sandbox-user-${account}`, created: now(), data: { ...refund, status: 'SUCCEEDED', updated: now() } }));
-      return answer(200, refund);
+      const refund: StoredRecord = {
+        id: `rfd-${randomUUID()}`,
+        reference_id: body.reference_id,
+        invoice_id: invoice.id,
+        payment_request_id: null,
+        amount,
+        currency: invoice.currency,
+        channel_code: invoice.payment_channel ?? null,
+        country: 'ID',
+        reason: body.reason ?? null,
+        status: 'PENDING',
+        failure_code: null,
+        refund_fee_amount: null,
+        metadata: body.metadata ?? null,
+        created: now(),
+        updated: now(),
+        account,
+      };
+      refunds.set(String(refund.id), refund);
+      later(0, () => {
+        Object.assign(refund, { status: 'SUCCEEDED', updated: now() });
+        emit(account, { event: 'refund.succeeded', business_id: `sandbox-user-${account}`, created: now(), data: publicOf(refund) });
+      });
+      return answer(200, publicOf(refund));
+    }
+
+    if (req.method === 'GET' && path === '/refunds') {
+      const filters = (['invoice_id', 'payment_request_id'] as const).map((field) => ({ field, value: query.get(field) })).filter((f) => f.value);
+      const matching = newestFirst(refunds).filter((r) => filters.every(({ field, value }) => r[field] === value));
+      const found = pageOf(matching, query, limit!);
+      return sendJson(res, 200, { data: found.data.map(publicOf), has_more: found.has_more });
+    }
+
+    const refundRead = /^\/refunds\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && refundRead) {
+      const refund = mine(refunds.get(decodeURIComponent(refundRead[1]!)));
+      if (!refund) return failure(res, 404, 'DATA_NOT_FOUND', 'refund not found');
+      return sendJson(res, 200, publicOf(refund));
     }
 
     if (req.method === 'POST' && path === '/disbursements') {
@@ -430,6 +649,64 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
       record.timer = later(options.disbursementDelayMs ?? 2_000, () => settleDisbursement(id));
       const { account: _a, settled: _s, timer: _t, ...fields } = record;
       return answer(200, fields);
+    }
+
+    if (req.method === 'POST' && path === '/v2/payouts') {
+      // The v2 API takes no payout without an idempotency key (the SDK's createPayout requires one too).
+      if (!key) return failure(res, 400, 'API_VALIDATION_ERROR', 'the idempotency-key header is required');
+      const destination = (typeof body.channel_properties === 'object' && body.channel_properties !== null ? body.channel_properties : {}) as Record<string, unknown>;
+      for (const [field, value] of [['reference_id', body.reference_id], ['channel_code', body.channel_code], ['currency', body.currency], ['channel_properties.account_number', destination.account_number]] as const) {
+        if (typeof value !== 'string' || !value) return failure(res, 400, 'API_VALIDATION_ERROR', `${field} is required`);
+      }
+      if (!(Number(body.amount) > 0)) return failure(res, 400, 'API_VALIDATION_ERROR', 'amount must be positive');
+      if (body.channel_code === SANDBOX_TEST_VALUES.bankCodes.unsupported) return failure(res, 400, 'CHANNEL_CODE_NOT_SUPPORTED', 'the payout channel is not supported');
+      const delay = options.disbursementDelayMs ?? 2_000;
+      const payout: StoredRecord = {
+        id: `disb-${randomUUID()}`,
+        business_id: `sandbox-user-${account}`,
+        reference_id: body.reference_id,
+        channel_code: body.channel_code,
+        channel_properties: { account_holder_name: destination.account_holder_name ?? null, account_number: destination.account_number, account_type: destination.account_type ?? null },
+        amount: Number(body.amount),
+        currency: body.currency,
+        description: body.description ?? null,
+        receipt_notification: body.receipt_notification ?? null,
+        metadata: body.metadata ?? null,
+        status: 'ACCEPTED',
+        estimated_arrival_time: new Date(Date.now() + delay).toISOString(),
+        created: now(),
+        updated: now(),
+        account,
+      };
+      const id = String(payout.id);
+      payouts.set(id, payout);
+      payoutTimers.set(id, later(delay, () => settlePayout(id)));
+      return answer(200, publicOf(payout));
+    }
+
+    if (req.method === 'GET' && path === '/v2/payouts') {
+      const referenceId = query.get('reference_id');
+      if (!referenceId) return failure(res, 400, 'API_VALIDATION_ERROR', 'reference_id is required');
+      const found = pageOf(
+        newestFirst(payouts).filter((p) => p.reference_id === referenceId),
+        query,
+        limit!,
+      );
+      return sendJson(res, 200, { data: found.data.map(publicOf), has_more: found.has_more });
+    }
+
+    const payoutPath = /^\/v2\/payouts\/([^/]+?)(\/cancel)?$/.exec(path);
+    if (payoutPath && (req.method === 'POST' ? payoutPath[2] : req.method === 'GET' && !payoutPath[2])) {
+      const id = decodeURIComponent(payoutPath[1]!);
+      const payout = mine(payouts.get(id));
+      if (!payout) return failure(res, 404, 'DATA_NOT_FOUND', 'payout not found');
+      if (req.method === 'POST') {
+        if (payout.status !== 'ACCEPTED') return failure(res, 400, 'INVALID_PAYOUT_STATUS', `a ${String(payout.status)} payout cannot be cancelled`);
+        clearTimeout(payoutTimers.get(id));
+        payoutTimers.delete(id);
+        Object.assign(payout, { status: 'CANCELLED', updated: now() });
+      }
+      return sendJson(res, 200, publicOf(payout));
     }
 
     return failure(res, 404, 'NOT_FOUND', `no route ${req.method} ${path}`);
@@ -490,9 +767,10 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     void (async () => {
       try {
         const text = await readBody(req);
-        const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
-        if (path.startsWith('/web/')) return await page(req, res, path, text);
-        return await api(req, res, path, text);
+        const url = new URL(req.url ?? '/', 'http://sandbox');
+        if (url.pathname.startsWith('/web/')) return await page(req, res, url.pathname, text);
+        // The real API takes a path with or without its trailing slash (the SDK creates invoices at `/v2/invoices/`).
+        return await api(req, res, url.pathname.replace(/(.)\/+$/, '$1'), url.searchParams, text);
       } catch (err) {
         if (!res.headersSent) failure(res, 413, 'REQUEST_TOO_LARGE', (err as Error).message);
         else res.destroy();
@@ -512,6 +790,8 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     disbursements,
     customers,
     paymentRequests,
+    refunds,
+    payouts,
     callbacks,
     get holdCallbacks() {
       return state.holdCallbacks;
@@ -537,6 +817,7 @@ export async function startPaymentSandbox(options: SandboxOptions): Promise<Paym
     },
     async settleDisbursements() {
       for (const id of disbursements.keys()) settleDisbursement(id);
+      for (const id of payouts.keys()) settlePayout(id);
       await new Promise((resolve) => setImmediate(resolve));
     },
     async close() {

@@ -18,7 +18,8 @@ import {
  * virtual accounts, e-wallets, cards; IDR and USD), `POST /payment_requests` (a saved payment method),
  * `POST /refunds`, `POST /disbursements`; HTTP Basic with the secret key as user name. Callbacks carry the
  * account's verification token in `x-callback-token`, and `webhook-id` names each event. The built-in sandbox
- * (lib/payment-provider/sandbox.ts) speaks the same subset, so this one code talks to both.
+ * (lib/payment-provider/sandbox.ts) speaks the same subset, so this one code talks to both. Not through the official
+ * SDK (xendit-node): it has no per-call timeout and loses the status of a non-JSON error (docs/decisions/payment-module.md).
  */
 export interface XenditOptions {
   baseUrl: string;
