@@ -135,6 +135,9 @@ export interface CheckoutSessionInput {
   expiresAt: string;
 }
 
+/** A checkout session's status (document 2, States: Checkout session). */
+export type CheckoutSessionStatus = 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+
 /** What the workflow waits for or does now, as an operator sees it through the `checkoutState` query. */
 export type CheckoutWorkflowStep =
   | 'awaiting_payment'
@@ -146,7 +149,7 @@ export type CheckoutWorkflowStep =
 export interface CheckoutWorkflowState {
   step: CheckoutWorkflowStep;
   /** The session's status as the workflow last saw it. */
-  status: 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+  status: CheckoutSessionStatus;
   /** The fulfilment step running now (e.g. `delivery:1`), null outside fulfilment. */
   currentStep: string | null;
 }

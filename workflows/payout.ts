@@ -1,14 +1,12 @@
 import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { PayoutActivities } from '../activities/contracts/payouts';
 import { payoutMoved, payoutStateQuery, type PayoutOutcome, type PayoutWorkflowInput, type PayoutWorkflowState, type PayoutWorkflowStatus } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Submitting the disbursement: a provider that does not answer is asked again, with the payout id as the
  * idempotency key, so a retry never pays out twice; a provider's refusal is an outcome (the payout fails), not a retry.
  */
-const provider = proxyActivities<Activities>({
+const provider = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });

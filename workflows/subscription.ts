@@ -1,5 +1,5 @@
 import { condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { SubscriptionActivities } from '../activities/contracts/subscriptions';
 import {
   subscriptionChanged,
   subscriptionClockAdvanced,
@@ -13,14 +13,12 @@ import {
 } from './messages';
 import { workflowNow } from './workflow-time';
 
-type Activities = ReturnType<typeof createActivities>;
-
 /**
  * Each step is one short database transaction under the subscription's row lock, retried until it lands, never
  * half-applied. A local activity: it runs inside the workflow task that needs it, so a renewal costs one task and
  * records one marker instead of three activity events (renewal waves on a test clock, bench/subscription-renewals.ts).
  */
-const steps = proxyLocalActivities<Activities>({
+const steps = proxyLocalActivities<SubscriptionActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });

@@ -1,8 +1,6 @@
 import { ActivityFailure, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { WebhookActivities } from '../activities/contracts/webhooks';
 import type { AttemptOutcome, AttemptRecord, WebhookDeliveryInput, WebhookDeliveryResult } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Each attempt is one activity run with no activity-level retry: this workflow owns the schedule. The
@@ -16,7 +14,7 @@ type Activities = ReturnType<typeof createActivities>;
  */
 export const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
 
-const { deliverWebhookAttempt } = proxyLocalActivities<Activities>({
+const { deliverWebhookAttempt } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: WEBHOOK_ATTEMPT_TIMEOUT,
   retry: { maximumAttempts: 1 },
 });
