@@ -12,7 +12,7 @@ import type { AttemptOutcome, AttemptRecord, WebhookDeliveryInput, WebhookDelive
  * workflow task is retried and the attempt re-runs with the same attempt key, which the activity answers
  * from the delivery log when it had been recorded, and otherwise sends again under a new delivery id.
  */
-export const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
+const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
 
 const { deliverWebhookAttempt } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: WEBHOOK_ATTEMPT_TIMEOUT,
