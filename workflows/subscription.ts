@@ -104,10 +104,12 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
 
   // A run continued as new with nothing due begins by resting where the last one left off, unless a signal came first.
   let result = input.idle !== undefined && !woken ? input.idle : await playDueSteps();
+  // Trial, renewal charge, active period, dunning retries, unpaid, paused: each lasts until its next step or a signal.
   while (result.status !== 'canceled') {
     await rest(result);
     result = await playDueSteps();
   }
+  // Canceled: at once, at the period end, or by dunning's final action.
   state.status = 'canceled';
   state.phase = 'canceled';
   if (clockAckOwed) await acknowledge(result);
