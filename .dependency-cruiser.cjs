@@ -23,8 +23,15 @@ module.exports = {
       name: 'area-entry-from-outside',
       severity: 'error',
       comment: 'Routers, activities, the worker, scripts, the bench and the domain kernel use an area through its entry, domain/<area>/index.ts.',
-      from: { path: '^(api|activities|worker|scripts|bench|workflows|db|lib)/|^domain/[^/]+\\.ts$' },
+      from: { path: '^(api|activities|worker|scripts|bench|db|lib)/|^domain/[^/]+\\.ts$' },
       to: { path: '^domain/[^/]+/', pathNot: '^domain/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'workflow-states-only',
+      severity: 'error',
+      comment: 'A workflow takes from the domain only the pure state orders of domain/<area>/states.ts: an index would bring Sequelize into the bundle.',
+      from: { path: '^workflows/' },
+      to: { path: '^domain/', pathNot: '^domain/[^/]+/states\\.ts$' },
     },
     {
       name: 'kernel-below-areas',

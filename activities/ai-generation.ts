@@ -5,16 +5,7 @@ import { TextGenerationError, type ProductCopy, type ProductCopyInput, type Text
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import type { AiGenerationTarget } from '../workflows/messages';
-
-/**
- * One reserved run of a product. `run` is the number of runs ever recorded for the product: reserve()
- * inserts one row under the product lock each time it sets `generating`, so it names the run exactly and
- * lets a late retry of an old run's write recognise that a newer run has taken over.
- */
-export interface AiGenerationRun {
-  run: number;
-  product: ProductCopyInput;
-}
+import type { AiGenerationActivities, AiGenerationRun } from './contracts/ai-generation';
 
 /** Metadata keys the result is stored under (metadata is string-to-string; bullets are newline-joined). */
 export const AI_METADATA_KEYS = {
@@ -79,7 +70,7 @@ export function createAiGenerationActivities({
   logger: Logger;
   config: Pick<Config, 'PUBLIC_BASE_URL'>;
   textGenerator: TextGenerator;
-}) {
+}): AiGenerationActivities {
   /**
    * Ends the run with `write` when the product is still in this run and 'generating'; false (nothing
    * written) otherwise, which is what makes repeating a write a no-op. The product row lock orders it

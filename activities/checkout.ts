@@ -4,23 +4,12 @@ import type { CheckoutStatus } from '../db/models';
 import { createCheckoutFulfilment, expireCheckoutIfOpen, expireProviderInvoiceOf, type StepOutcome } from '../domain/checkout';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
-
-/** One session, as every checkout activity addresses it. */
-export interface CheckoutActivityInput {
-  accountId: string;
-  environment: 'test' | 'live';
-  sessionId: string;
-}
-
-export interface CheckoutFulfilmentPlan {
-  /** The steps to run in order, each keyed by its name within the session (e.g. `discount`, `delivery:1`). */
-  steps: string[];
-}
+import type { CheckoutActivities, CheckoutActivityInput, CheckoutFulfilmentPlan } from './contracts/checkout';
 
 const tenantOf = (input: CheckoutActivityInput) => ({ accountId: input.accountId, environment: input.environment });
 
 /** The checkout-session workflow's steps (domain/checkout/: expiry.ts, fulfilment.ts). */
-export function createCheckoutActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
+export function createCheckoutActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }): CheckoutActivities {
   const fulfilment = createCheckoutFulfilment({ sequelize, config, box });
   return {
     /**

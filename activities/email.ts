@@ -6,13 +6,14 @@ import { isPermanentSmtpFailure, type Mailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
 import { EMAIL_SEND_LEASE_MS } from '../workflows/email-timing';
 import type { EmailDeliveryInput } from '../workflows/messages';
+import type { EmailActivities } from './contracts/email';
 
 /** Error types the email-delivery workflow does not retry. */
 export const EMAIL_REFUSED = 'EmailRefused';
 
 const tenantOf = (input: EmailDeliveryInput) => ({ accountId: input.accountId, environment: input.environment });
 
-export function createEmailActivities({ sequelize, box, mailer, logger }: { sequelize: Sequelize; box: CryptoBox; mailer: Mailer; logger: Logger }) {
+export function createEmailActivities({ sequelize, box, mailer, logger }: { sequelize: Sequelize; box: CryptoBox; mailer: Mailer; logger: Logger }): EmailActivities {
   return {
     /**
      * Sends one queued e-mail unless it already went out (idempotent per sent-log row: a retry that finds the

@@ -1,7 +1,8 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { BlobStorage } from '../lib/storage';
+import type { FileActivities } from './contracts/files';
 
-export function createFileActivities({ sequelize, storage }: { sequelize: Sequelize; storage: BlobStorage }) {
+export function createFileActivities({ sequelize, storage }: { sequelize: Sequelize; storage: BlobStorage }): FileActivities {
   return {
     /**
      * Removes a deleted file's blob. Keeps it while a row still points at it (the deleting transaction did not

@@ -4,11 +4,12 @@ import { createManualOrderFulfilment } from '../domain/manual-orders';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { ManualOrderFulfilmentPlan, ManualOrderInput } from '../workflows/messages';
+import type { ManualOrderActivities } from './contracts/manual-orders';
 
 const tenantOf = (input: ManualOrderInput) => ({ accountId: input.accountId, environment: input.environment });
 
 /** The manual-order workflow's steps: each a transaction that applies its effect once (domain/manual-orders/fulfilment.ts). */
-export function createManualOrderActivities(deps: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
+export function createManualOrderActivities(deps: { sequelize: Sequelize; config: Config; box: CryptoBox }): ManualOrderActivities {
   const fulfilment = createManualOrderFulfilment(deps);
   return {
     async planManualOrderFulfilment(input: ManualOrderInput): Promise<ManualOrderFulfilmentPlan> {

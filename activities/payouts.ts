@@ -5,11 +5,12 @@ import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
 import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule } from '../workflows/messages';
+import type { PayoutActivities, SettlementActivities } from './contracts/payouts';
 
 const tenantOf = (input: SettlementInput) => ({ accountId: input.accountId, environment: input.environment });
 
 /** The settlement workflow's steps, and the provider payout's disbursement. */
-export function createPayoutActivities({ sequelize, config, box, logger }: { sequelize: Sequelize; config: Config; box: CryptoBox; logger: Logger }) {
+export function createPayoutActivities({ sequelize, config, box, logger }: { sequelize: Sequelize; config: Config; box: CryptoBox; logger: Logger }): PayoutActivities & SettlementActivities {
   return {
     /** Idempotent: the payout id is the disbursement's idempotency key, and a payout already submitted is left as it is. */
     async submitPayoutDisbursement(input: PayoutWorkflowInput): Promise<DisbursementSubmission> {

@@ -4,18 +4,12 @@ import { createTestClockAdvance } from '../domain/test-clocks';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { SubscriptionStepResult, TestClockInput } from '../workflows/messages';
-
-/** One subscription, as its workflow addresses it. */
-export interface SubscriptionActivityInput {
-  accountId: string;
-  environment: 'test' | 'live';
-  subscriptionId: string;
-}
+import type { SubscriptionActivities, SubscriptionActivityInput, TestClockActivities } from './contracts/subscriptions';
 
 const tenantOf = (input: { accountId: string; environment: 'test' | 'live' }) => ({ accountId: input.accountId, environment: input.environment });
 
 /** The subscription and test-clock workflows' steps (domain/subscriptions/lifecycle.ts, domain/test-clocks/advance.ts). */
-export function createSubscriptionActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
+export function createSubscriptionActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }): SubscriptionActivities & TestClockActivities {
   const lifecycle = createSubscriptionLifecycle({ sequelize, config, box });
   const clocks = createTestClockAdvance();
   return {

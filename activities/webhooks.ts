@@ -4,13 +4,14 @@ import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks';
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
 import { createWebhookAgent, postWebhook } from '../lib/webhooks/send';
 import type { AttemptInput, AttemptResult } from '../workflows/messages';
+import type { WebhookActivities } from './contracts/webhooks';
 import type { ActivityDeps } from './deps';
 
 /** Whole-request deadline of one webhook POST (connect, TLS, response). */
 export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;
 export const WEBHOOK_USER_AGENT = 'CommerceService-Webhooks/1.0';
 
-export function createWebhookActivities({ sequelize, box, config, logger, webhookAgent }: ActivityDeps) {
+export function createWebhookActivities({ sequelize, box, config, logger, webhookAgent }: ActivityDeps): WebhookActivities {
   const agent = webhookAgent ?? createWebhookAgent();
   // Keep-alive sockets are pooled by host and port, and the address rule is applied only when a socket is
   // opened: the service's own endpoints, allowed private targets, get a pool of their own so a merchant

@@ -1,15 +1,13 @@
 import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { AiGenerationActivities } from '../activities/contracts/ai-generation';
 import { aiGenerationRequested, type AiGenerationOutcome, type AiGenerationTarget } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /** Bounded: a provider that keeps failing ends the run as `failed` after this many calls. */
 export const AI_PROVIDER_MAX_ATTEMPTS = 5;
 
 // The provider call: backoff 5s, 10s, 20s, 40s between the five attempts. The timeout exceeds the largest
 // AI_TIMEOUT (5m) so the HTTP client, not Temporal, normally ends a slow call.
-const { generateProductCopy } = proxyActivities<Activities>({
+const { generateProductCopy } = proxyActivities<AiGenerationActivities>({
   startToCloseTimeout: '6 minutes',
   retry: {
     initialInterval: '5 seconds',
@@ -20,7 +18,7 @@ const { generateProductCopy } = proxyActivities<Activities>({
 });
 
 // Database reads and writes retry until they land: a run must not stay 'generating' because Postgres blinked.
-const { loadAiGenerationRun, applyProductCopy, markAiGenerationFailed } = proxyActivities<Activities>({
+const { loadAiGenerationRun, applyProductCopy, markAiGenerationFailed } = proxyActivities<AiGenerationActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

@@ -1,5 +1,5 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { CheckoutActivities } from '../activities/contracts/checkout';
 import {
   checkoutCompleted,
   checkoutPaymentSubmitted,
@@ -10,13 +10,11 @@ import {
 } from './messages';
 import { workflowNow } from './workflow-time';
 
-type Activities = ReturnType<typeof createActivities>;
-
 /**
  * Every step is a database transaction keyed by (session, step), so it is retried until it lands, with backoff
  * and no limit: a step that keeps failing stays visible (and resettable) in the Temporal UI, never half-applied.
  */
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
@@ -28,7 +26,7 @@ const steps = proxyActivities<Activities>({
  * (`steps`), which retries with backoff and without limit and shows in the Temporal UI as a pending activity with its
  * last failure. Either way a step applies once: each is keyed by (session, step) in the database.
  */
-const localSteps = proxyLocalActivities<Activities>({
+const localSteps = proxyLocalActivities<CheckoutActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });

@@ -1,22 +1,20 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { EmailActivities } from '../activities/contracts/email';
 import { EMAIL_SEND_ATTEMPT_MS, EMAIL_SEND_FIRST_RETRY_MS } from './email-timing';
 import type { EmailDeliveryInput, EmailDeliveryOutcome } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Temporal owns the retries: 1 minute, doubling, at most an hour apart, for a day in all; a 5xx refusal
  * (`EmailRefused`) is not retried. The start-to-close timeout sits above the mailer's own timeouts.
  */
-const { sendEmail } = proxyActivities<Activities>({
+const { sendEmail } = proxyActivities<EmailActivities>({
   startToCloseTimeout: EMAIL_SEND_ATTEMPT_MS,
   scheduleToCloseTimeout: '24 hours',
   retry: { initialInterval: EMAIL_SEND_FIRST_RETRY_MS, backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['EmailRefused'] },
 });
 
 // Only a database write: retried until it lands.
-const { markEmailGivenUp } = proxyActivities<Activities>({
+const { markEmailGivenUp } = proxyActivities<EmailActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
 });

@@ -1,9 +1,9 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { FileActivities } from '../activities/contracts/files';
 import type { FileCleanupInput, FileCleanupOutcome } from './messages';
 
 // Retried without a cap: giving up would leak the blob, and removing it is idempotent.
-const { removeDeletedFileBlob } = proxyActivities<ReturnType<typeof createActivities>>({
+const { removeDeletedFileBlob } = proxyActivities<FileActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });

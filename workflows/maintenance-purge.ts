@@ -1,8 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
-import type { MaintenanceResult } from '../activities/maintenance';
+import type { MaintenanceActivities, MaintenanceResult } from '../activities/contracts/maintenance';
 
-const { purgeExpiredRecords } = proxyActivities<ReturnType<typeof createActivities>>({
+const { purgeExpiredRecords } = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 5 },
 });

@@ -1,14 +1,12 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { ManualOrderActivities } from '../activities/contracts/manual-orders';
 import type { ManualOrderInput, ManualOrderOutcome } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Every step is a database transaction keyed by (order, step), so it is retried until it lands, with backoff
  * and no limit: a step that keeps failing stays visible (and resettable) in the Temporal UI, never half-applied.
  */
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<ManualOrderActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });

@@ -135,6 +135,9 @@ export interface CheckoutSessionInput {
   expiresAt: string;
 }
 
+/** A checkout session's status (document 2, States: Checkout session). */
+export type CheckoutSessionStatus = 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+
 /** What the workflow waits for or does now, as an operator sees it through the `checkoutState` query. */
 export type CheckoutWorkflowStep =
   | 'awaiting_payment'
@@ -146,7 +149,7 @@ export type CheckoutWorkflowStep =
 export interface CheckoutWorkflowState {
   step: CheckoutWorkflowStep;
   /** The session's status as the workflow last saw it. */
-  status: 'open' | 'pending_review' | 'completed' | 'expired' | 'failed';
+  status: CheckoutSessionStatus;
   /** The fulfilment step running now (e.g. `delivery:1`), null outside fulfilment. */
   currentStep: string | null;
 }
@@ -249,6 +252,16 @@ export interface SubscriptionWorkflowInput {
   idle?: SubscriptionStepResult;
 }
 
+/**
+ * A timed step of the subscription's state table (domain/subscriptions/lifecycle.ts): a charge falling due, a
+ * dunning retry, the final action after the last retry, the period's end (trial end, renewal, renewal skipped, or
+ * a deferred cancel).
+ */
+export type SubscriptionTimedStep = 'charge_due' | 'dunning_retry' | 'final_action' | 'period_end';
+
+/** Where a subscription is in its life, as its workflow names it (domain/subscriptions/states.ts). */
+export type SubscriptionPhase = 'trial' | 'active_period' | 'renewal_charge' | 'dunning_retries' | 'unpaid' | 'paused' | 'canceled';
+
 /** What one step call did and what the workflow waits for next (activities/subscriptions.ts). */
 export interface SubscriptionStepResult {
   /** The step applied (`renewal`, `charge_failed`, `payment_succeeded`, …); null when nothing was due. */
@@ -260,6 +273,8 @@ export interface SubscriptionStepResult {
   dueNow: boolean;
   /** Epoch ms of the next step in the subscription's time, after this one; null when none is scheduled. */
   nextAt: number | null;
+  /** Which step falls due at `nextAt`. Absent from answers recorded before it was added, which only a query reads. */
+  next?: SubscriptionTimedStep | null;
   /** Set for a subscription on a test clock: its time is the clock's, which only an advance moves. */
   testClockId: string | null;
   /** The clock's time the step was judged at (epoch ms), for the advance's acknowledgement. */
@@ -270,6 +285,7 @@ export type SubscriptionOutcome = 'canceled';
 
 export interface SubscriptionWorkflowState {
   status: SubscriptionStepResult['status'] | 'starting';
+  phase: SubscriptionPhase | 'starting';
   nextAt: number | null;
   lastStep: string | null;
 }

@@ -1,21 +1,16 @@
 import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { PayoutActivities } from '../activities/contracts/payouts';
+import { isFinalPayoutState, payoutProgress } from '../domain/payouts/states';
 import { payoutMoved, payoutStateQuery, type PayoutOutcome, type PayoutWorkflowInput, type PayoutWorkflowState, type PayoutWorkflowStatus } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Submitting the disbursement: a provider that does not answer is asked again, with the payout id as the
  * idempotency key, so a retry never pays out twice; a provider's refusal is an outcome (the payout fails), not a retry.
  */
-const provider = proxyActivities<Activities>({
+const provider = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
-
-/** How far along a status is: a move is taken only forward, so a late or repeated signal changes nothing. */
-const PROGRESS: Record<PayoutWorkflowStatus, number> = { pending: 0, in_transit: 1, paid: 2, failed: 2, cancelled: 2 };
-const FINAL = 2;
 
 /**
  * `payout:<pout>`: one per payout, from its creation to a final status. The row is the truth: each move commits
@@ -31,13 +26,14 @@ const FINAL = 2;
 export async function payout(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
   const state: PayoutWorkflowState = { status: 'pending' };
   const follow = (status: PayoutWorkflowStatus) => {
-    if (PROGRESS[status] > PROGRESS[state.status]) state.status = status;
+    // Only forward in the state machine's order, so a late or repeated signal changes nothing.
+    if (payoutProgress(status) > payoutProgress(state.status)) state.status = status;
   };
   setHandler(payoutStateQuery, () => state);
   setHandler(payoutMoved, ({ status }) => follow(status));
   if (input.backend === 'provider' && patched('payout-provider-disbursement')) {
     follow((await provider.submitPayoutDisbursement(input)).status);
   }
-  await condition(() => PROGRESS[state.status] === FINAL);
+  await condition(() => isFinalPayoutState(state.status));
   return state.status as PayoutOutcome;
 }

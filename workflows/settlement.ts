@@ -1,14 +1,12 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { SettlementActivities } from '../activities/contracts/payouts';
 import type { SettlementInput, SettlementResult } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Database transactions keyed by the session (the ledger's unique (type, source id)), so each is retried until it
  * lands, with no limit: money cannot be left half-settled, and a step that keeps failing stays visible in the UI.
  */
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });

@@ -1,15 +1,13 @@
 import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { ShippingActivities } from '../activities/contracts/shipping';
 import { shipmentWaybillAssigned, type ShipmentOutcome, type ShipmentWorkflowInput } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Each step is a transaction under the shipment's row lock, safe to repeat, so it is retried until it lands:
  * booking waits out a partner that is down and a workspace that has no origin yet (up to the 10-minute
  * interval, without limit), visible in the Temporal UI meanwhile.
  */
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<ShippingActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });

@@ -1,5 +1,6 @@
 import { condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { SubscriptionActivities } from '../activities/contracts/subscriptions';
+import { subscriptionPhase } from '../domain/subscriptions/states';
 import {
   subscriptionChanged,
   subscriptionClockAdvanced,
@@ -13,27 +14,27 @@ import {
 } from './messages';
 import { workflowNow } from './workflow-time';
 
-type Activities = ReturnType<typeof createActivities>;
-
 /**
  * Each step is one short database transaction under the subscription's row lock, retried until it lands, never
  * half-applied. A local activity: it runs inside the workflow task that needs it, so a renewal costs one task and
  * records one marker instead of three activity events (renewal waves on a test clock, bench/subscription-renewals.ts).
  */
-const steps = proxyLocalActivities<Activities>({
+const steps = proxyLocalActivities<SubscriptionActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
 /**
- * `subscription:sub_…`: drives one subscription through document 2's state table for its whole life.
+ * `subscription:sub_…`: drives one subscription through its life (document 2's state table) from creation to cancel:
+ * trial, then periods that each begin with their charge (`renewal_charge`) and run on as an `active_period`, dunning
+ * retries after a charge falls due unpaid (then canceled, or left `unpaid`), and `paused` periods whose renewals are
+ * skipped. Where the subscription is is the state query's `phase` (domain/subscriptions/states.ts).
  *
- * The row is the truth and this workflow is its clock. Each turn asks the database to apply the earliest step
- * due by "now" (trial end, renewal, a charge falling due unpaid, a dunning retry, the final action, a deferred
- * cancel, or a payment that settled), one step per activity, in time order, until nothing is due; then it
- * sleeps until the next step's time or a signal. Pause, resume, plan switch, cancel and settled invoices are
- * written by their requests under the same row lock and signal `subscriptionChanged`, so a decision is never
- * taken on a stale row.
+ * The row is the truth and this workflow is its clock: it plays the steps that fall due (one step activity each,
+ * in time order) and then rests in the phase they left until the next step's time or a signal. Which step is due,
+ * and what it does, is decided under the row's lock (domain/subscriptions/lifecycle.ts), because pause, resume,
+ * plan switch, cancel and payments are written by their requests under the same lock and only signal
+ * `subscriptionChanged`: a decision is never taken on a stale row, so the workflow takes none of its own.
  *
  * "Now" is workflow time for a subscription in real time. A subscription on a test clock runs on the clock's
  * time, which the step activity reads from the clock row: the workflow sets no timer and waits for the clock's
@@ -42,7 +43,7 @@ const steps = proxyLocalActivities<Activities>({
  * so a ten-year subscription keeps a history of one cycle.
  */
 export async function subscription(input: SubscriptionWorkflowInput): Promise<SubscriptionOutcome> {
-  const state: SubscriptionWorkflowState = { status: 'starting', nextAt: null, lastStep: null };
+  const state: SubscriptionWorkflowState = { status: 'starting', phase: 'starting', nextAt: null, lastStep: null };
   let woken = false;
   let clockAckOwed = input.clockAckOwed ?? true;
   setHandler(subscriptionStateQuery, () => state);
@@ -70,29 +71,28 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
     }
   }
 
-  // The previous run's last answer, when nothing was due: this run starts by waiting, without a step call.
-  let known = input.idle;
-  for (;;) {
-    let result: SubscriptionStepResult;
-    if (known !== undefined && !woken) {
-      result = known;
-      known = undefined;
-    } else {
-      known = undefined;
+  /**
+   * Plays every step due by now, one step call each, and answers the last one's result: nothing more is due after
+   * it, or it canceled the subscription. A step that begins a period (trial end, renewal, renewal skipped)
+   * continues as new here, and so does a long run once Temporal suggests it.
+   */
+  async function playDueSteps(): Promise<SubscriptionStepResult> {
+    for (;;) {
       woken = false;
-      result = await steps.applySubscriptionStep({ ...target, now: workflowNow() });
+      const result = await steps.applySubscriptionStep({ ...target, now: workflowNow() });
       if (result.applied !== null) state.lastStep = result.applied;
-      if (result.status === 'canceled') {
-        state.status = 'canceled';
-        if (clockAckOwed) await acknowledge(result);
-        return 'canceled';
-      }
+      if (result.status === 'canceled') return result;
       if (result.cycled || (result.applied !== null && workflowInfo().continueAsNewSuggested)) {
         await continueAsNew<typeof subscription>({ ...input, clockAckOwed, idle: result.dueNow ? undefined : result });
       }
-      if (result.dueNow) continue;
+      if (!result.dueNow) return result;
     }
+  }
+
+  /** Rests in the phase `result` left: until its next step's time (set by the clock alone on a test clock) or a signal. */
+  async function rest(result: SubscriptionStepResult): Promise<void> {
     state.status = result.status;
+    state.phase = subscriptionPhase(result);
     state.nextAt = result.nextAt;
     if (clockAckOwed) await acknowledge(result);
     if (result.testClockId !== null || result.nextAt === null) {
@@ -101,4 +101,17 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
       await condition(() => woken, Math.max(result.nextAt - workflowNow(), 1));
     }
   }
+
+  // A run continued as new with nothing due begins by resting where the last one left off, unless a signal came first.
+  let result = input.idle !== undefined && !woken ? input.idle : await playDueSteps();
+  // Trial, renewal charge, active period, dunning retries, unpaid, paused: each lasts until its next step or a signal.
+  while (result.status !== 'canceled') {
+    await rest(result);
+    result = await playDueSteps();
+  }
+  // Canceled: at once, at the period end, or by dunning's final action.
+  state.status = 'canceled';
+  state.phase = 'canceled';
+  if (clockAckOwed) await acknowledge(result);
+  return 'canceled';
 }

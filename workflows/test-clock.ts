@@ -1,10 +1,8 @@
 import { condition, getExternalWorkflowHandle, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { TestClockActivities } from '../activities/contracts/subscriptions';
 import { subscriptionClockAdvanced, testClockAdvanceRequested, testClockSubscriptionCaughtUp, workflowIds, type TestClockInput } from './messages';
 
-type Activities = ReturnType<typeof createActivities>;
-
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<TestClockActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

@@ -1,8 +1,6 @@
 import { ActivityFailure, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import type { WebhookActivities } from '../activities/contracts/webhooks';
 import type { AttemptOutcome, AttemptRecord, WebhookDeliveryInput, WebhookDeliveryResult } from './messages';
-
-type Activities = ReturnType<typeof createActivities>;
 
 /**
  * Each attempt is one activity run with no activity-level retry: this workflow owns the schedule. The
@@ -14,9 +12,9 @@ type Activities = ReturnType<typeof createActivities>;
  * workflow task is retried and the attempt re-runs with the same attempt key, which the activity answers
  * from the delivery log when it had been recorded, and otherwise sends again under a new delivery id.
  */
-export const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
+const WEBHOOK_ATTEMPT_TIMEOUT = '15 seconds';
 
-const { deliverWebhookAttempt } = proxyLocalActivities<Activities>({
+const { deliverWebhookAttempt } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: WEBHOOK_ATTEMPT_TIMEOUT,
   retry: { maximumAttempts: 1 },
 });

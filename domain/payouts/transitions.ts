@@ -1,12 +1,13 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { appendLedgerEntry } from '../../db/ledger';
-import { Payout, type PayoutStatus } from '../../db/models';
+import { Payout } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/logger';
 import type { Starters } from '../workflow-starters';
 import { recordStart, startRecordedNow } from '../workflow-starts';
+import { PAYOUT_MOVE_FROM } from './states';
 
 /**
  * The moves of a payout's state machine (document 2, States: Payout). Each runs under the payout's row lock and
@@ -27,15 +28,15 @@ export interface TransitionDeps {
 }
 
 /**
- * The only moves: `pending` → `in_transit` → `paid` or `failed`, and `pending` → `cancelled`. `pending` → `paid` or
- * `failed` directly is refused (docs/decisions/payouts.md). The mark routes are the manual backend's; a provider's
- * payout follows the provider's callbacks instead.
+ * The only moves are the state machine's (states.ts): `pending` → `paid` or `failed` directly is refused
+ * (docs/decisions/payouts.md). The mark routes are the manual backend's; a provider's payout follows the provider's
+ * callbacks instead.
  */
-const RULES: Record<PayoutMove['to'], { from: PayoutStatus; marked: boolean; done: string }> = {
-  in_transit: { from: 'pending', marked: true, done: 'marked in transit' },
-  paid: { from: 'in_transit', marked: true, done: 'marked paid' },
-  failed: { from: 'in_transit', marked: true, done: 'marked failed' },
-  cancelled: { from: 'pending', marked: false, done: 'cancelled' },
+const RULES: Record<PayoutMove['to'], { marked: boolean; done: string }> = {
+  in_transit: { marked: true, done: 'marked in transit' },
+  paid: { marked: true, done: 'marked paid' },
+  failed: { marked: true, done: 'marked failed' },
+  cancelled: { marked: false, done: 'cancelled' },
 };
 
 function changesOf(move: PayoutMove, now: Date): Partial<Payout> {
@@ -62,8 +63,9 @@ export async function movePayout(deps: TransitionDeps, tenant: Tenant, payoutId:
         backend: payout.backend,
       });
     }
-    if (payout.status !== rule.from) {
-      throw new AppError('INVALID_STATE', `This payout is ${payout.status}; only ${rule.from === 'pending' ? 'a' : 'an'} ${rule.from} payout can be ${rule.done}`, {
+    const from = PAYOUT_MOVE_FROM[move.to];
+    if (payout.status !== from) {
+      throw new AppError('INVALID_STATE', `This payout is ${payout.status}; only ${from === 'pending' ? 'a' : 'an'} ${from} payout can be ${rule.done}`, {
         status: payout.status,
       });
     }
@@ -74,7 +76,7 @@ export async function movePayout(deps: TransitionDeps, tenant: Tenant, payoutId:
 }
 
 /** Whether `move` may follow the payout's status (the table above), whoever makes it. */
-export const canMovePayout = (payout: Pick<Payout, 'status'>, move: PayoutMove) => payout.status === RULES[move.to].from;
+export const canMovePayout = (payout: Pick<Payout, 'status'>, move: PayoutMove) => payout.status === PAYOUT_MOVE_FROM[move.to];
 
 /**
  * A move on a payout the caller locked in `tx` and checked (`canMovePayout`): the mark routes above and the

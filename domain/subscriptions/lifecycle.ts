@@ -4,13 +4,14 @@ import { emit } from '../../db/outbox';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import type { CryptoBox } from '../../lib/crypto-box';
-import type { SubscriptionStepResult } from '../../workflows/messages';
+import type { SubscriptionStepResult, SubscriptionTimedStep } from '../../workflows/messages';
 import { hostedCheckoutUrl } from '../checkout';
 import { createEmailQueue } from '../email';
 import { cancelSubscription, periodLine, prepareSubscriptionInvoice } from './billing';
 import { subscriptionChargeBackendFor, type ChargeBackendConfig } from './charge-backend';
 import { toSubscriptionDto } from './dto';
 import { dayOf, periodOf } from './periods';
+import { TIMED_STEP_RANK } from './states';
 
 export interface LifecycleDeps {
   sequelize: Sequelize;
@@ -18,7 +19,7 @@ export interface LifecycleDeps {
   box: CryptoBox;
 }
 
-type Due = { at: Date; rank: number; apply: () => Promise<Applied> };
+type Due = { at: Date; step: SubscriptionTimedStep; apply: () => Promise<Applied> };
 /** A step applied; `issue` writes the numbered invoice it prepared, last in the transaction. */
 type Applied = { step: string; cycled?: boolean; issue?: () => Promise<unknown> };
 
@@ -204,11 +205,17 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
           const settled = open.find((c) => ['paid', 'void'].includes(invoices.get(c.invoiceId)?.status ?? 'open'));
           if (settled) return { settle: () => settle(tx, tenant, subscription!, settled, invoices.get(settled.invoiceId)!, now) };
           const sub = subscription!;
+          // After the last retry, `nextRetryAt` schedules the final action instead.
+          const dunning: Due[] = !sub.nextRetryAt
+            ? []
+            : sub.status === 'unpaid'
+              ? [{ at: sub.nextRetryAt, step: 'final_action', apply: () => finalAction(tx, tenant, sub, account) }]
+              : [{ at: sub.nextRetryAt, step: 'dunning_retry', apply: () => retry(tx, tenant, sub) }];
           const [next] = [
-            ...open.filter((c) => c.state === 'pending').map((c) => ({ at: c.dueAt, rank: 0, apply: () => chargeDue(tx, tenant, sub, c) })),
-            ...(sub.nextRetryAt ? [{ at: sub.nextRetryAt, rank: 1, apply: () => (sub.status === 'unpaid' ? finalAction(tx, tenant, sub, account) : retry(tx, tenant, sub)) }] : []),
-            { at: sub.currentPeriodEnd, rank: 2, apply: () => periodEnded(tx, tenant, sub) },
-          ].sort((a, b) => a.at.getTime() - b.at.getTime() || a.rank - b.rank);
+            ...open.filter((c) => c.state === 'pending').map((c): Due => ({ at: c.dueAt, step: 'charge_due', apply: () => chargeDue(tx, tenant, sub, c) })),
+            ...dunning,
+            { at: sub.currentPeriodEnd, step: 'period_end', apply: () => periodEnded(tx, tenant, sub) } satisfies Due,
+          ].sort((a, b) => a.at.getTime() - b.at.getTime() || TIMED_STEP_RANK[a.step] - TIMED_STEP_RANK[b.step]);
           return { next };
         }
 
@@ -230,6 +237,7 @@ export function createSubscriptionLifecycle({ sequelize, config, box }: Lifecycl
           cycled: applied?.cycled ?? false,
           dueNow: upcoming.settle !== undefined || (upcoming.next !== undefined && upcoming.next.at <= now),
           nextAt: upcoming.next ? upcoming.next.at.getTime() : null,
+          next: upcoming.next?.step ?? null,
           testClockId: subscription.testClockId,
           clockTime: clock ? now.getTime() : null,
         };

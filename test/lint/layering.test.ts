@@ -18,6 +18,11 @@ const REFUSED: [string, string][] = [
   ['api/routes/products/example.ts', "import { WebhookEndpoint } from '../webhook-endpoints/schemas';"],
   ['workflows/example.ts', "import { Product } from '../db/models';"],
   ['workflows/example.ts', "import { createActivities } from '../activities';"],
+  ['workflows/example.ts', "import type { createActivities } from '../activities';"],
+  ['workflows/example.ts', "import type { createPayoutActivities } from '../activities/payouts';"],
+  ['workflows/example.ts', "import { PayoutActivities } from '../activities/contracts/payouts';"],
+  ['workflows/example.ts', "import { canMovePayout } from '../domain/payouts/transitions';"],
+  ['domain/payouts/states.ts', "import { Payout } from '../../db/models';"],
 ];
 
 const ALLOWED: [string, string][] = [
@@ -26,7 +31,9 @@ const ALLOWED: [string, string][] = [
   ['api/routes/products/example.ts', "import { createStarters } from '../../../domain/workflow-starters';"],
   ['api/routes/products/example.ts', "import type { RouteDeps } from '../registry';"],
   ['api/app.ts', "import { ROUTES } from './routes/registry';"],
-  ['workflows/example.ts', "import type { createActivities } from '../activities';"],
+  ['workflows/example.ts', "import type { PayoutActivities } from '../activities/contracts/payouts';"],
+  ['workflows/example.ts', "import { payoutProgress } from '../domain/payouts/states';"],
+  ['domain/payouts/states.ts', "import type { PayoutWorkflowStatus } from '../../workflows/messages';"],
   ['activities/example.ts', "import { emitProductUpdated } from '../domain/products/dto';"],
 ];
 

@@ -15,7 +15,7 @@ import { startRecordedNow } from '../../domain/workflow-starts';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import type { subscription as subscriptionWorkflow } from '../../workflows/subscription';
-import { workflowIds } from '../../workflows/messages';
+import { subscriptionStateQuery, workflowIds, type SubscriptionPhase } from '../../workflows/messages';
 import { authOf, insertBillingCustomer, insertPlan, invoicesOf, paymentFailedEmails, subscriptionEvents } from '../fixtures/subscriptions';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -110,6 +110,10 @@ const untilEvents = (id: string, count: number) =>
     return events.length >= count && events;
   }, { describe: () => `${count} events of ${id}` });
 
+/** Waits until the workflow names `phase` as where the subscription is (its state query). */
+const untilPhase = (handle: Handle, phase: SubscriptionPhase) =>
+  waitFor(async () => (await handle.query(subscriptionStateQuery)).phase === phase, { describe: () => `phase ${phase}` });
+
 /** The runs the workflow went through (one per cycle: continue-as-new), newest first. */
 async function runIdsOf(handle: Handle): Promise<string[]> {
   const runIds = [(await handle.describe()).runId];
@@ -150,12 +154,14 @@ describe('subscription workflow (time-skipping server, real activities and datab
       expect(sub).toMatchObject({ status: 'trialing', latestInvoiceId: null, currentPeriodEnd: sub.trialEnd });
       const trialEnd = new Date(sub.trialEnd!);
       expect(trialEnd.getTime() - new Date(sub.currentPeriodStart).getTime()).toBe(7 * DAY);
+      await untilPhase(flow.handle(sub.id), 'trial');
 
       await env.sleep(7 * DAY - 10 * MINUTE);
       expect((await row(sub.id)).status).toBe('trialing');
       expect(await invoicesOf(sub.id)).toEqual([]);
       await env.sleep(20 * MINUTE);
       const active = await untilRow(sub.id, (s) => s.status === 'active', 'active after the trial');
+      await untilPhase(flow.handle(sub.id), 'renewal_charge');
 
       const [invoice] = await invoicesOf(sub.id);
       expect(active).toMatchObject({ cycle: 0, latestInvoiceId: invoice!.id, currentPeriodStart: trialEnd });
@@ -174,6 +180,7 @@ describe('subscription workflow (time-skipping server, real activities and datab
         { type: 'subscription.payment_succeeded', status: 'active', invoiceId: invoice!.id },
       ]);
       expect((await SubscriptionCharge.findByPk(invoice!.id))!.state).toBe('paid');
+      await untilPhase(flow.handle(sub.id), 'active_period');
     });
   });
 
@@ -221,6 +228,7 @@ describe('subscription workflow (time-skipping server, real activities and datab
       const pastDue = await untilRow(sub.id, (s) => s.status === 'past_due', 'past_due');
       const renewal = (await invoicesOf(sub.id))[1]!;
       expect(pastDue).toMatchObject({ failedPaymentCount: 1, pastDueSince: new Date(failureAt), nextRetryAt: new Date(failureAt + DAY) });
+      await untilPhase(flow.handle(sub.id), 'dunning_retries');
       expect(renewal.status).toBe('open');
 
       for (const [offset, count] of [[1, 2], [3, 3]] as const) {
@@ -262,6 +270,7 @@ describe('subscription workflow (time-skipping server, real activities and datab
       await env.sleep(failureAt + 7 * DAY - (await env.currentTimeMs()) + MINUTE);
       const unpaid = await untilRow(sub.id, (s) => s.status === 'unpaid' && s.nextRetryAt === null, 'unpaid');
       expect(unpaid.failedPaymentCount).toBe(4);
+      await untilPhase(flow.handle(sub.id), 'unpaid');
       // The week's period ended during dunning (T+6d): renewed with an invoice of its own, which fell due unpaid too.
       const invoices = await invoicesOf(sub.id);
       expect(invoices.map((i) => i.status)).toEqual(['open', 'open']);
@@ -312,6 +321,7 @@ describe('subscription workflow (time-skipping server, real activities and datab
       await env.sleep(10 * DAY);
       const pausedAt = new Date(await env.currentTimeMs());
       expect(await flow.update(sub.id, { status: 'paused' }, pausedAt)).toMatchObject({ status: 'paused', pausedAt: pausedAt.toISOString() });
+      await untilPhase(flow.handle(sub.id), 'paused');
 
       const firstEnd = new Date(sub.currentPeriodEnd);
       await env.sleep(firstEnd.getTime() - (await env.currentTimeMs()) + MINUTE);
