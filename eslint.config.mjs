@@ -23,6 +23,16 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Type-aware: a promise nobody awaits or handles is an unhandled rejection waiting to happen.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   layer(['lib/**/*.ts'], ['api', 'domain', 'db', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test'], 'lib/ is the kernel: it imports nothing of the project.'),
   layer(['db/**/*.ts'], ['api', 'domain', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test'], 'db/ holds models, migrations and query helpers: it imports only lib/.'),
   layer(['domain/**/*.ts'], ['api', 'activities', 'worker', 'scripts', 'bench', 'test'], 'domain/ holds the rules shared by the API and the worker: it imports db/, lib/ and workflow contracts, never the layers above.'),

@@ -141,7 +141,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-main()
+void main()
   .then(
     () => 0,
     (err: unknown) => {

@@ -51,7 +51,7 @@ export async function startChatCompletionsServer(
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const answer = async () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
         return;
@@ -82,7 +82,9 @@ export async function startChatCompletionsServer(
         choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
       });
-    });
+    };
+    // A reply that throws (a test's reply function) answers 500 rather than leaving the request hanging.
+    req.on('end', () => void answer().catch((err: unknown) => send(res, 500, { error: { message: String(err), type: 'server_error', code: null } })));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
