@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -38,6 +38,7 @@ export async function startS3Server(): Promise<S3TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'seaweedfs-'));
   const accessKeyId = `test${randomBytes(8).toString('hex')}`;
   const secretAccessKey = randomBytes(20).toString('hex');
+  await mkdir(path.join(dir, 'data'));
   const config = path.join(dir, 's3.json');
   await writeFile(
     config,
@@ -77,7 +78,9 @@ export async function startS3Server(): Promise<S3TestServer> {
     '-admin.ui=false',
     '-master.telemetry=false',
   ];
-  const child: ChildProcess = spawn(weed, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A bare environment, HOME and cwd in the temporary directory: weed reads S3_BUCKET, AWS_* and
+  // ~/.seaweedfs/*.toml when present, and none of the caller's may reach this server.
+  const child: ChildProcess = spawn(weed, args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const onOutput = (chunk: Buffer) => {
     tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
