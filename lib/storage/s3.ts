@@ -26,7 +26,7 @@ export interface S3StorageOptions {
 
 /**
  * Multipart parts of S3's minimum size, two in flight: an upload holds about four parts (the two being sent, the
- * one filling and the remainder of the last read), ~20 MiB whatever the file's size. 500 MB is 96 parts of the
+ * one filling and the remainder of the last read), ~25 MiB whatever the file's size. 500 MB is 96 parts of the
  * 10,000 S3 allows.
  */
 export const PART_SIZE = 5 * 1024 * 1024;

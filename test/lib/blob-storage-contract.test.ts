@@ -258,7 +258,9 @@ describe.each([
     live.push(Buffer.from('end'));
     live.push(null);
     expect(await writing).toEqual({ size: PART_SIZE + 4 });
-    expect((await storage.open('acct/prod/live/file.bin'))?.size).toBe(PART_SIZE + 4);
+    const written = await storage.open('acct/prod/live/file.bin');
+    written?.body.destroy();
+    expect(written?.size).toBe(PART_SIZE + 4);
     expect(await storage.sweepAbandonedWrites(cutOff)).toBe(0);
   });
 });
