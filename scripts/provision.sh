@@ -284,7 +284,7 @@ elif [[ -n "${SEAWEEDFS_PATH:-}" ]]; then
 elif [[ -x "$SEAWEEDFS_BIN" && "$(cat "$SEAWEEDFS_STAMP" 2>/dev/null)" == "$SEAWEEDFS_VERSION" ]] && "$SEAWEEDFS_BIN" version >/dev/null 2>&1; then
   seaweedfs_where="$SEAWEEDFS_BIN (cached)"
 elif command -v go >/dev/null 2>&1; then
-  log "building SeaweedFS, the S3-compatible server of the S3 storage tests, from its Go module (first run only, ~10 min on 2 cores); cached in $BIN"
+  log "building SeaweedFS, the S3-compatible server of the S3 storage tests, from its Go module (first run only: ~15 CPU-minutes, ~10 min on 2 idle cores); cached in $BIN"
   start=$SECONDS
   work="$(mktemp -d "$CACHE/.seaweedfs.XXXXXX")"
   swlog="$CACHE/seaweedfs-build.log"
