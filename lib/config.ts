@@ -71,7 +71,17 @@ const schema = z.object({
     .string()
     .refine((v) => parseMailbox(v) !== null, 'must be one e-mail address, e.g. "Shop <no-reply@shop.example>"')
     .default('Commerce Service <no-reply@localhost>'),
+  /** Where blobs live: `local` (under FILE_STORAGE_DIR, one host's disk) or `s3` (a bucket every API and worker host shares). */
+  FILE_STORAGE: z.enum(['local', 's3']).default('local'),
   FILE_STORAGE_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/, 'must be a bucket name such as commerce-files (no s3:// and no path)')
+    .optional(),
+  S3_REGION: z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'must be a region such as eu-central-1 or us-east-1').optional(),
+  /** An S3-compatible server (SeaweedFS, Ceph, R2, …); unset = AWS S3 itself. */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
   /** How long a deleted product file's blob is kept before the file-cleanup workflow removes it. */
   FILE_CLEANUP_DELAY: duration.default(parseDuration('5m')),
   /**
@@ -190,12 +200,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? ['PAYMENT_PROVIDER_TEST_CALLBACK_TOKEN: must differ from PAYMENT_PROVIDER_CALLBACK_TOKEN (the token tells a test callback from a live one)']
       : []),
   ];
-  if (aiProblems.length || shippingProblems.length || paymentProblems.length) throw new ConfigError([...aiProblems, ...shippingProblems, ...paymentProblems]);
+  const storageProblems = fileStorageProblems(c.FILE_STORAGE, present);
+  const problems = [...aiProblems, ...shippingProblems, ...paymentProblems, ...storageProblems];
+  if (problems.length) throw new ConfigError(problems);
   return {
     ...c,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
     FILE_STORAGE_DIR: c.FILE_STORAGE_DIR ?? path.join(c.DATA_DIR, 'files'),
   };
+}
+
+/**
+ * S3 needs its bucket and region; S3_* without FILE_STORAGE=s3 would leave files on one host's disk unnoticed; an
+ * access key without its secret (or the reverse) would fail only at the first upload.
+ */
+function fileStorageProblems(storage: 'local' | 's3', present: Record<string, string | undefined>): string[] {
+  if (storage === 'local') {
+    const s3Variables = Object.keys(present).filter((name) => name.startsWith('S3_'));
+    return s3Variables.length
+      ? [`FILE_STORAGE: is local (the default), but ${s3Variables.join(', ')} ${s3Variables.length > 1 ? 'are' : 'is'} set; set FILE_STORAGE=s3 to keep files in the bucket, or unset ${s3Variables.length > 1 ? 'them' : 'it'}`]
+      : [];
+  }
+  return [
+    ...(!present.S3_BUCKET ? ['S3_BUCKET: required when FILE_STORAGE=s3 (the bucket every API and worker host shares)'] : []),
+    ...(!present.S3_REGION ? ['S3_REGION: required when FILE_STORAGE=s3 (e.g. eu-central-1; S3-compatible servers usually take us-east-1)'] : []),
+    ...(present.AWS_ACCESS_KEY_ID && !present.AWS_SECRET_ACCESS_KEY ? ['AWS_SECRET_ACCESS_KEY: required with AWS_ACCESS_KEY_ID'] : []),
+    ...(present.AWS_SECRET_ACCESS_KEY && !present.AWS_ACCESS_KEY_ID ? ['AWS_ACCESS_KEY_ID: required with AWS_SECRET_ACCESS_KEY'] : []),
+  ];
 }
 
 /** For the processes that keep secrets they must read back (stored responses, webhook signing secrets). */

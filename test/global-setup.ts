@@ -15,7 +15,7 @@ import { createDevServerEnv } from './helpers/temporal-env';
  * one workflow bundle. Test files reach them through the environment variables set here.
  */
 export default async function globalSetup(): Promise<void> {
-  await provisionTemporalBinaries(['cli', 'test-server'], 'npm test runs workflows on a Temporal dev server and the time-skipping test server');
+  await provisionTemporalBinaries(['cli', 'test-server', 'seaweedfs'], 'npm test runs workflows on a Temporal dev server and the time-skipping test server, and blob storage on SeaweedFS');
   const root = await mkdtemp(path.join(tmpdir(), 'commerce-test-'));
   const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false });
   await pg.createDatabase('commerce_test');

@@ -24,3 +24,11 @@ export interface BlobStorage {
    */
   sweepAbandonedWrites(before: Date): Promise<number>;
 }
+
+/** Keys are relative `/`-separated paths: no empty, `.` or `..` segment and no backslash, on every backend alike. */
+export function assertValidKey(key: string, reserved: string[] = []): void {
+  const segments = key.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\\') || reserved.includes(s))) {
+    throw new Error(`invalid storage key: ${key}`);
+  }
+}

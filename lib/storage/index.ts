@@ -1,6 +1,8 @@
 import { ulid } from 'ulid';
+import { ConfigError, type Config } from '../config';
 import type { BlobStorage } from './blob-storage';
 import { createLocalDiskStorage } from './local-disk';
+import { createS3Storage } from './s3';
 
 export type { BlobStorage } from './blob-storage';
 
@@ -10,8 +12,14 @@ export type { BlobStorage } from './blob-storage';
  */
 export const MAX_UPLOAD_DURATION_MS = 60 * 60 * 1000;
 
-export function createStorage(config: { FILE_STORAGE_DIR: string }): BlobStorage {
-  return createLocalDiskStorage(config.FILE_STORAGE_DIR);
+export type StorageConfig = Pick<Config, 'FILE_STORAGE_DIR'> & Partial<Pick<Config, 'FILE_STORAGE' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ENDPOINT' | 'S3_FORCE_PATH_STYLE'>>;
+
+/** The one place the backend is chosen (FILE_STORAGE): the API and the worker both build their storage here. */
+export function createStorage(config: StorageConfig): BlobStorage {
+  if (config.FILE_STORAGE !== 's3') return createLocalDiskStorage(config.FILE_STORAGE_DIR);
+  // loadConfig refuses these already; a hand-made configuration gets the same message.
+  if (!config.S3_BUCKET || !config.S3_REGION) throw new ConfigError(['S3_BUCKET and S3_REGION: required when FILE_STORAGE=s3']);
+  return createS3Storage({ bucket: config.S3_BUCKET, region: config.S3_REGION, endpoint: config.S3_ENDPOINT, forcePathStyle: config.S3_FORCE_PATH_STYLE });
 }
 
 /** A file name made safe as one key segment: no separators, no dot-only names, a portable character set. */

@@ -3,7 +3,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStorage } from './blob-storage';
+import { assertValidKey, type BlobStorage } from './blob-storage';
 
 const TEMP_DIR = '.partial';
 
@@ -18,11 +18,8 @@ export function createLocalDiskStorage(root: string): BlobStorage {
   mkdirSync(temps, { recursive: true });
 
   function locate(key: string): string {
-    const segments = key.split('/');
-    if (segments.some((s) => s === '' || s === '.' || s === '..' || s === TEMP_DIR || s.includes('\\'))) {
-      throw new Error(`invalid storage key: ${key}`);
-    }
-    return path.join(base, ...segments);
+    assertValidKey(key, [TEMP_DIR]);
+    return path.join(base, ...key.split('/'));
   }
 
   return {

@@ -24,17 +24,23 @@ export function testServerExecutable(): EphemeralServerExecutable {
   return resolveExecutable('test-server', 'Temporal time-skipping test server');
 }
 
-export type TemporalTool = 'cli' | 'test-server' | 'mailpit';
+export type TemporalTool = 'cli' | 'test-server' | 'mailpit' | 'seaweedfs';
 
 const TOOLS: Record<TemporalTool, { envVar: string; binName: string }> = {
   cli: { envVar: 'TEMPORAL_CLI_PATH', binName: 'temporal' },
   'test-server': { envVar: 'TEMPORAL_TEST_SERVER_PATH', binName: 'temporal-test-server' },
   mailpit: { envVar: 'MAILPIT_PATH', binName: 'mailpit' },
+  seaweedfs: { envVar: 'SEAWEEDFS_PATH', binName: 'weed' },
 };
 
 /** Mailpit for npm start: MAILPIT_PATH, else the provisioned one; null when neither exists (it has no download fallback). */
 export function mailpitExecutable(): string | null {
   return findExecutable('mailpit', 'Mailpit');
+}
+
+/** SeaweedFS (`weed`), the S3-compatible server of the S3 storage tests: SEAWEEDFS_PATH, else the provisioned one; null when neither exists. */
+export function seaweedfsExecutable(): string | null {
+  return findExecutable('seaweedfs', 'SeaweedFS');
 }
 
 function isMissing(tool: TemporalTool): boolean {
