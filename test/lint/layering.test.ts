@@ -15,7 +15,7 @@ const REFUSED: [string, string][] = [
   ['worker/example.ts', "import { createApp } from '../api/app';"],
   ['api/middleware/example.ts', "import { productsRouter } from '../routes/products/router';"],
   ['api/endpoint-example.ts', "import { ROUTES } from './routes/registry';"],
-  ['api/routes/products/example.ts', "import { WebhookEndpoint } from '../webhook-endpoints/schemas';"],
+  ['api/routes/products/example.ts', "import { WebhookEndpoint } from '../webhooks/schemas';"],
   ['workflows/example.ts', "import { Product } from '../db/models';"],
   ['workflows/example.ts', "import { createActivities } from '../activities';"],
   ['workflows/example.ts', "import type { createActivities } from '../activities';"],
