@@ -6,7 +6,7 @@ export interface WorkerSetup {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A prebuilt bundle (tests build one per run); otherwise workflows/ is bundled at start. */
+  /** A prebuilt bundle (`npm run build`, or the tests' one per run); without it workflows/ is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
