@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { buildWorkflowBundle } from './workflow-bundle';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -11,12 +12,12 @@ export interface WorkerSetup {
 }
 
 /** The worker that runs every workflow in workflows/ and every activity in activities/. */
-export function createWorker({ connection, namespace, taskQueue, deps, workflowBundle }: WorkerSetup): Promise<Worker> {
+export async function createWorker({ connection, namespace, taskQueue, deps, workflowBundle }: WorkerSetup): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
     taskQueue,
     activities: createActivities(deps),
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle: workflowBundle ?? { code: await buildWorkflowBundle() },
   });
 }

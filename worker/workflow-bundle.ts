@@ -9,7 +9,9 @@ export const BUILT_BUNDLE_PATH = path.resolve(__dirname, '..', 'workflow-bundle.
 
 /**
  * The one place the workflow bundle's options live, so the build, the tests and a worker run from source
- * bundle the same code the same way (workflows/index.ts, or dist/workflows/index.js once compiled).
+ * bundle the same code the same way (workflows/index.ts, or dist/workflows/index.js once compiled). Workflow
+ * interceptor modules and payload or failure converter paths belong here too: a worker given a bundle never
+ * bundles, so it ignores its own `interceptors.workflowModules` and converter paths.
  */
 export async function buildWorkflowBundle(): Promise<string> {
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: undefined });

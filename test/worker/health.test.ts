@@ -1,5 +1,5 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -111,7 +111,8 @@ describe('worker process (`npm run worker`) on WORKER_HEALTH_PORT', () => {
 
   it('is live but not ready while Temporal does not answer', async () => {
     // Accepts connections and never speaks: the worker's Temporal connection hangs in start-up.
-    const silent: Server = createServer(() => undefined);
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const temporalPort = (silent.address() as { port: number }).port;
     const port = await freePort();
@@ -122,6 +123,7 @@ describe('worker process (`npm run worker`) on WORKER_HEALTH_PORT', () => {
       expect(await probe(port, '/readyz')).toEqual({ status: 503, body: { status: 'not_ready', worker: 'STARTING' } });
     } finally {
       silent.close();
+      for (const socket of sockets) socket.destroy();
       // It gives up on Temporal and exits non-zero, which is what the restart policy is for.
       await expect(started).rejects.toThrow(/exited with code 1 before it started/);
     }
