@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The Dockerfile's two stages, run without Docker (CI runs this; no image registry or Docker engine here):
+#   lockfile every platform's optional packages are in package-lock.json;
 #   build    the Docker build context (this checkout minus .dockerignore), `npm ci`, `npm run build`;
 #   runtime  a directory holding only package.json, package-lock.json and the built dist/, installed with
 #            `npm ci --omit=dev --ignore-scripts` as the runtime stage does; no dev dependency may be present;
@@ -56,6 +57,22 @@ fail() {
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 status_of() { curl -s -o /dev/null -w '%{http_code}' "$1" || true; }
 started=$SECONDS
+
+# The lockfile names every platform's optional package (an install on one platform must not have dropped the
+# others': `npm ci` elsewhere, e.g. in the image, would then refuse the lock with EUSAGE).
+incomplete="$(node -e '
+  const lock = JSON.parse(require("fs").readFileSync("package-lock.json", "utf8"));
+  const has = (from, name) => {
+    for (let base = from; ; base = base.includes("/node_modules/") ? base.slice(0, base.lastIndexOf("/node_modules/")) : "") {
+      if (lock.packages[(base ? base + "/" : "") + "node_modules/" + name]) return true;
+      if (!base) return false;
+    }
+  };
+  const missing = Object.entries(lock.packages).flatMap(([p, v]) => Object.keys(v.optionalDependencies || {}).filter((d) => !has(p, d)).map((d) => `${p || "(root)"} -> ${d}`));
+  console.log(missing.join("\n"));
+')"
+[[ -z "$incomplete" ]] || fail "package-lock.json lacks optional packages (regenerate it with npm install --package-lock-only):
+$incomplete"
 
 # The engines, the build stage and the runtime stage's install do not depend on each other: they run side by side
 # (as BuildKit runs independent stages), and the start checks wait for all three.
