@@ -134,7 +134,7 @@ export async function runSubscriptionRenewals(infra: BenchInfra, options: BenchO
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       ENCRYPTION_KEY: infra.encryptionKey,
     };
-    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info' });
+    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', WORKER_HEALTH_PORT: '0' });
     workers.push(worker);
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const deps = { sequelize, config, logger: createLogger('silent', 'bench'), starters: createStarters(client, { taskQueue: TASK_QUEUE }) };

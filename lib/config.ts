@@ -61,6 +61,10 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('commerce'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** The worker's own listener for orchestrators' probes (/healthz, /readyz); 0 picks a free port. */
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js, the compiled worker's default). */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SMTP_URL: z
     .string()

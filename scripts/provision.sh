@@ -27,6 +27,8 @@
 # If a tool can be neither found nor built, this prints what is missing and exits 0: @temporalio/testing then
 # downloads the binary itself, which needs internet. In CI (CI=true) or with PROVISION_STRICT=1 that is a
 # hard failure instead; --postinstall never fails `npm install` outside CI.
+# These tools serve development and tests only: --postinstall does nothing in a production install
+# (`npm ci --omit=dev`, or NODE_ENV=production, for which npm runs install scripts with NODE_ENV=production).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,6 +56,10 @@ for arg in "$@"; do
     *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
   esac
 done
+if ((POSTINSTALL)) && [[ "${NODE_ENV:-}" == production ]]; then
+  printf '[provision] production install (NODE_ENV=production): nothing to provision\n' >&2
+  exit 0
+fi
 ((want_cli || want_ts || want_mailpit || want_seaweedfs || want_chromium || want_poppler)) || { want_cli=1; want_ts=1; want_mailpit=1; want_seaweedfs=1; want_chromium=1; want_poppler=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"

@@ -9,7 +9,7 @@ data_dir="$(mktemp -d "${TMPDIR:-/tmp}/commerce-smoke-XXXXXX")"
 out="$data_dir.log"
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 export DATA_DIR="$data_dir" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)" \
-  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)" PAYMENT_SANDBOX_PORT="$(free_port)"
+  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)" PAYMENT_SANDBOX_PORT="$(free_port)" WORKER_HEALTH_PORT="$(free_port)"
 fail() {
   echo "[smoke] FAILED: $*" >&2
   echo "[smoke] --- npm start output ---" >&2
@@ -49,6 +49,11 @@ status="$(curl -s -o /dev/null -w '%{http_code}' -u "$sandbox_key:" "http://127.
 status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MAILPIT_UI_PORT/api/v1/info")"
 [[ "$status" == 200 ]] || fail "Mailpit's inbox API answered $status"
 echo "[smoke] Mailpit's inbox answers"
+
+grep -q "Worker health  http://127.0.0.1:$WORKER_HEALTH_PORT/readyz" "$out" || fail "the banner does not show the worker's probes"
+status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$WORKER_HEALTH_PORT/readyz")"
+[[ "$status" == 200 ]] || fail "the worker's /readyz answered $status"
+echo "[smoke] the worker's /readyz answers 200"
 
 # Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group (npm, tsx, scripts/start.ts, the
 # api and the worker). PostgreSQL, Temporal and Mailpit run in sessions of their own: the stack stops them only

@@ -367,6 +367,7 @@ function printBanner(lines: {
   temporalAddress: string;
   mail: MailSetup;
   payments: string;
+  workerHealth: string;
   databaseUrl: string;
   dataDir: string;
   demo: DemoWorkspace;
@@ -384,6 +385,7 @@ function printBanner(lines: {
     `  Temporal       ${lines.temporalAddress}`,
     `  Mail inbox     ${mailLine(lines.mail)}`,
     `  Payments       ${lines.payments}`,
+    `  Worker health  ${lines.workerHealth}`,
     `  PostgreSQL     ${redactPassword(lines.databaseUrl)}`,
     `  Data dir       ${lines.dataDir}`,
     '',
@@ -632,7 +634,11 @@ async function main(): Promise<number> {
     connection = undefined;
     await temporalConnection.close().catch(() => undefined);
 
-    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, databaseUrl, dataDir, demo });
+    const workerHealth =
+      config.WORKER_HEALTH_PORT === 0
+        ? '(WORKER_HEALTH_PORT=0: a free port, in the worker\'s "worker health listening" line)'
+        : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/readyz   (and /healthz)`;
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, databaseUrl, dataDir, demo });
     await stopped;
     return 0;
   } finally {

@@ -12,6 +12,8 @@ describe('configuration', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
+    ['WORKER_HEALTH_PORT', 'ninety'],
+    ['WORKER_HEALTH_PORT', '-1'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
@@ -26,6 +28,13 @@ describe('configuration', () => {
     const found = configProblems({ [name]: value });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('gives the worker its probe port, 3001 by default (0: a free port), and no workflow bundle unless one is named', () => {
+    expect(loadConfig({}).WORKER_HEALTH_PORT).toBe(3001);
+    expect(loadConfig({ WORKER_HEALTH_PORT: '0' }).WORKER_HEALTH_PORT).toBe(0);
+    expect(loadConfig({}).WORKFLOW_BUNDLE_PATH).toBeUndefined();
+    expect(loadConfig({ WORKFLOW_BUNDLE_PATH: '/srv/app/dist/workflow-bundle.js' }).WORKFLOW_BUNDLE_PATH).toBe('/srv/app/dist/workflow-bundle.js');
   });
 
   it('reports every bad variable at once', () => {

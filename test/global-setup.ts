@@ -1,13 +1,13 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { createDatabase } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { generateEncryptionKey } from '../lib/crypto-box';
 import { freePort } from '../scripts/lib/free-port';
 import { provisionTemporalBinaries } from '../scripts/lib/temporal-binaries';
+import { buildWorkflowBundle } from '../worker/workflow-bundle';
 import { createDevServerEnv } from './helpers/temporal-env';
 
 /**
@@ -25,9 +25,8 @@ export default async function globalSetup(): Promise<void> {
   await sequelize.close();
 
   const temporal = await createDevServerEnv();
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../workflows/index.ts'), logger: undefined });
   const bundlePath = path.join(root, 'workflow-bundle.js');
-  await writeFile(bundlePath, bundle.code);
+  await writeFile(bundlePath, await buildWorkflowBundle());
 
   Object.assign(process.env, {
     NODE_ENV: 'test',
@@ -36,6 +35,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: 'default',
     WORKFLOW_BUNDLE_PATH: bundlePath,
+    // Worker processes the tests start (several at once) each take a free port for their probes.
+    WORKER_HEALTH_PORT: '0',
     ENCRYPTION_KEY: generateEncryptionKey(),
     // Every test file's public requests share the per-IP counter of 127.0.0.1; files that test the limit set their own.
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',

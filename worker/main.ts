@@ -1,18 +1,26 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { workerHealthRoutes } from './health';
+import { startProbeServer } from './probe-server';
 import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
 import { createActivityDeps } from './deps';
 import { startOutboxRelay } from './outbox-relay';
 import { startStartRelay } from './start-relay';
 import { createWorker } from './worker';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'worker');
+  const workflowBundle = prebuiltWorkflowBundle(config, __filename);
+  const started: { worker?: Worker } = {};
+  // Up before Temporal is reached, so /healthz answers during start-up while /readyz says not yet.
+  const probes = await startProbeServer(config.WORKER_HEALTH_PORT, workerHealthRoutes(() => started.worker?.getState()));
+  logger.info({ port: probes.port }, 'worker health listening (/healthz, /readyz)');
   const deps = createActivityDeps(config, logger);
 
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -27,8 +35,13 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps,
+    workflowBundle,
   });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+  started.worker = worker;
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: workflowBundle ? 'prebuilt' : 'bundled from source' },
+    'worker started',
+  );
   if (!config.SMTP_URL) logger.warn('SMTP_URL is not set: buyer e-mails wait (retried for a day) until the worker runs with it');
   const starters = createStarters(client, { taskQueue: config.TEMPORAL_TASK_QUEUE });
   const databaseUrl = requireDatabaseUrl(config);
@@ -43,6 +56,7 @@ async function main(): Promise<void> {
   await connection.close();
   await deps.sequelize.close();
   deps.mailer.close();
+  await probes.close();
   logger.info('worker stopped');
 }
 

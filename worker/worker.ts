@@ -1,22 +1,23 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { buildWorkflowBundle } from './workflow-bundle';
 
 export interface WorkerSetup {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A prebuilt bundle (tests build one per run); otherwise workflows/ is bundled at start. */
+  /** A prebuilt bundle (`npm run build`, or the tests' one per run); without it workflows/ is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
 /** The worker that runs every workflow in workflows/ and every activity in activities/. */
-export function createWorker({ connection, namespace, taskQueue, deps, workflowBundle }: WorkerSetup): Promise<Worker> {
+export async function createWorker({ connection, namespace, taskQueue, deps, workflowBundle }: WorkerSetup): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
     taskQueue,
     activities: createActivities(deps),
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle: workflowBundle ?? { code: await buildWorkflowBundle() },
   });
 }

@@ -124,5 +124,7 @@ export function workerProcessEnv(infra: BenchInfra, poolSize: number, taskQueue:
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: taskQueue,
     ENCRYPTION_KEY: infra.encryptionKey,
+    // Several workers may run at once: each takes a free port for its probes.
+    WORKER_HEALTH_PORT: '0',
   };
 }

@@ -25,10 +25,10 @@ const NO_HEALTHCHECK: Record<string, string> = {
   migrate: 'one-shot: runs the migrations and exits; api and worker wait for service_completed_successfully',
   'temporal-schema': 'one-shot: applies the Temporal schema and exits; temporal waits for service_completed_successfully',
   'temporal-namespace': 'one-shot: creates the namespace and exits; api and worker wait for service_completed_successfully',
-  worker: 'no port to probe; a fatal error ends the process and the restart policy restarts it',
 };
 
-const APP_PROCESSES = ['api', 'worker', 'migrate'] as const;
+/** The application processes and the compiled entry point each runs (`npm run build` writes dist/). */
+const APP_PROCESSES = { api: 'api/main', worker: 'worker/main', migrate: 'db/migrate' } as const;
 
 // ---------------------------------------------------------------------------------------------------
 // Compose file model (only what these checks read; the schema validates the rest)
@@ -378,11 +378,18 @@ describe('application services (api, worker, migrate)', () => {
   const compose = loadCompose();
   const services = compose.services;
 
-  it.each(APP_PROCESSES.map((name) => [name, name]))('%s is built from ./Dockerfile and runs `npm run %s`', (name) => {
+  it.each(Object.entries(APP_PROCESSES))('%s runs the compiled %s with node (no tsx, no npm)', (name, entry) => {
     const svc = services[name];
     expect(svc).toBeDefined();
-    expect(dockerfileOf(svc as Service)).toBe(path.join(ROOT, 'Dockerfile'));
-    expect(commandOf(svc as Service)).toBe(`npm run ${name}`);
+    expect(commandOf(svc as Service)).toBe(`node dist/${entry}.js`);
+    expect(existsSync(path.join(ROOT, `${entry}.ts`))).toBe(true);
+  });
+
+  it('the image is built once, by migrate, from ./Dockerfile; api and worker run that same image', () => {
+    const builders = Object.entries(services).filter(([, svc]) => svc.build !== undefined);
+    expect(builders.map(([name]) => name)).toEqual(['migrate']);
+    expect(dockerfileOf(services.migrate as Service)).toBe(path.join(ROOT, 'Dockerfile'));
+    for (const name of Object.keys(APP_PROCESSES)) expect({ name, image: services[name]?.image }).toEqual({ name, image: services.migrate?.image });
   });
 
   it.each(['api', 'worker'])('%s gets DATABASE_URL and TEMPORAL_ADDRESS pointing at compose services', (name) => {
@@ -417,6 +424,15 @@ describe('application services (api, worker, migrate)', () => {
     const test = api.healthcheck?.test;
     const command = Array.isArray(test) ? test.join(' ') : (test ?? '');
     expect(command).toContain(`http://127.0.0.1:${environmentOf(api).PORT ?? '3000'}/readyz`);
+  });
+
+  it("worker's healthcheck probes /readyz on its WORKER_HEALTH_PORT", () => {
+    const worker = services.worker as Service;
+    const test = worker.healthcheck?.test;
+    const command = Array.isArray(test) ? test.join(' ') : (test ?? '');
+    const port = environmentOf(worker).WORKER_HEALTH_PORT;
+    expect(port).toMatch(/^\d+$/);
+    expect(command).toContain(`http://127.0.0.1:${port}/readyz`);
   });
 
   it('api and worker share one named volume at FILE_STORAGE_DIR', () => {
@@ -491,27 +507,50 @@ describe('Dockerfile and .dockerignore', () => {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
+  /** The instructions of each stage, from its FROM up to the next. */
+  const stages: string[][] = [];
+  for (const line of instructions) {
+    if (line.startsWith('FROM ')) stages.push([line]);
+    else stages.at(-1)?.push(line);
+  }
+  const [build = [], runtime = []] = stages;
 
-  it('builds on node:20-bookworm-slim with production dependencies only', () => {
-    expect(instructions[0]).toBe('FROM node:20-bookworm-slim');
-    expect(instructions).toContain('WORKDIR /app');
-    expect(instructions.some((l) => /^COPY package\.json package-lock\.json \.\/$/.test(l))).toBe(true);
-    expect(instructions.some((l) => /^RUN .*npm ci --omit=dev/.test(l))).toBe(true);
+  it('has two stages on node:20-bookworm-slim: a build stage and the runtime image', () => {
+    expect(stages).toHaveLength(2);
+    expect(build[0]).toBe('FROM node:20-bookworm-slim AS build');
+    expect(runtime[0]).toBe('FROM node:20-bookworm-slim');
   });
 
-  it('runs as a non-root user, exposes 3000 and starts the api by default', () => {
-    const user = instructions.filter((l) => l.startsWith('USER ')).pop();
+  it('the build stage installs every dependency from the lockfile before the sources, then runs `npm run build`', () => {
+    const at = (re: RegExp) => build.findIndex((l) => re.test(l));
+    expect(at(/^COPY package\.json package-lock\.json \.\/$/)).toBeGreaterThan(0);
+    expect(at(/^RUN npm ci$/)).toBeGreaterThan(at(/^COPY package\.json/));
+    expect(at(/^COPY \. \.$/)).toBeGreaterThan(at(/^RUN npm ci$/));
+    expect(at(/^RUN npm run build$/)).toBeGreaterThan(at(/^COPY \. \.$/));
+  });
+
+  it('the runtime image has production dependencies and dist/ only, and no sources', () => {
+    expect(runtime).toContain('COPY package.json package-lock.json ./');
+    expect(runtime.some((l) => /^RUN npm ci --omit=dev --ignore-scripts( |$)/.test(l))).toBe(true);
+    expect(runtime).toContain('COPY --from=build /app/dist ./dist');
+    expect(runtime.filter((l) => /^(COPY|ADD) /.test(l)).sort()).toEqual(['COPY --from=build /app/dist ./dist', 'COPY package.json package-lock.json ./']);
+    expect(runtime.some((l) => /^ENV NODE_ENV=production( |$)/.test(l))).toBe(true);
+  });
+
+  it('runs as a non-root user, exposes the api and worker probe ports, has a HEALTHCHECK and starts the compiled api by default', () => {
+    const user = runtime.filter((l) => l.startsWith('USER ')).pop();
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER (root|0)(:|$)/);
-    expect(instructions).toContain('EXPOSE 3000');
-    expect(instructions.filter((l) => l.startsWith('CMD ')).pop()).toBe('CMD ["npm", "run", "api"]');
+    expect(runtime).toContain('EXPOSE 3000 3001');
+    expect(runtime.find((l) => l.startsWith('HEALTHCHECK '))).toMatch(/CMD .*\/readyz/);
+    expect(runtime.filter((l) => l.startsWith('CMD ')).pop()).toBe('CMD ["node", "dist/api/main.js"]');
   });
 
-  it('.dockerignore keeps local state out of the build context', () => {
+  it('.dockerignore keeps local state, tests and benchmarks out of the build context', () => {
     const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
       .split(/\r?\n/)
       .map((l) => l.trim());
-    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', 'dist', 'coverage']));
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', '.git', 'dist', 'coverage', 'test', 'bench']));
   });
 });
 
