@@ -40,6 +40,8 @@ import { createPublicStorefrontService } from './storefront/public';
 import { createStorefrontSettingsService } from './storefront/settings';
 import { createSitemapService } from './storefront/sitemap';
 import { createWebhookEndpointService } from './webhooks/endpoints';
+import { createDashboardSessionService } from './users/sessions';
+import { createUserService } from './users/service';
 import { createWorkspaceService } from './workspaces/service';
 
 /** Every domain service, built once per process from one set of dependencies. */
@@ -49,6 +51,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     apiKeys,
     workspaces: createWorkspaceService(deps),
+    users: createUserService(deps),
+    dashboardSessions: createDashboardSessionService(deps),
     // Module checks reconcile the system-managed webhook endpoints; switches drop the cached workspace flags.
     modules: createModuleService({
       onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags),
