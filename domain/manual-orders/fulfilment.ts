@@ -7,9 +7,28 @@ import type { CryptoBox } from '../../lib/crypto-box';
 import type { StepOutcome } from '../checkout/fulfilment';
 import { deliverPurchasedLine } from '../checkout/fulfilment-delivery';
 import { purchaseReceipt } from '../checkout/receipt';
-import { createDownloadLinks } from '../deliveries/links';
+import { createDownloadLinks, type DownloadLinks } from '../deliveries/links';
+import type { EmailDataInput } from '../../lib/email';
 import { createEmailQueue } from '../email/queue';
 import { lineKeyOfStep, MANUAL_ORDER_STEPS, planManualOrderFulfilment } from './fulfilment-plan';
+
+/** The receipt of a confirmed manual order: its lines, total, and the deliveries' links and keys. */
+export function manualOrderReceipt(tx: Transaction, tenant: Tenant, order: ManualOrder, links: DownloadLinks): Promise<EmailDataInput<'checkout_receipt'>> {
+  return purchaseReceipt(
+    tx,
+    tenant,
+    {
+      deliveries: { manualOrderId: order.id },
+      orderNumber: order.orderNumber,
+      customerName: order.customerName,
+      currency: order.currency,
+      total: order.amount,
+      lines: order.lines.map((line) => ({ lineKey: line.lineKey, name: line.productName, quantity: line.quantity, amount: line.amount })),
+      successUrl: null,
+    },
+    links,
+  );
+}
 
 /**
  * The fulfilment of a confirmed manual order, the paid checkout's own (one delivery per line with its licence
@@ -53,20 +72,7 @@ export function createManualOrderFulfilment({ sequelize, config, box }: { sequel
         kind: 'checkout_receipt',
         businessKey: `manual_order_receipt:${order.id}`,
         to: order.customerEmail,
-        data: await purchaseReceipt(
-          tx,
-          tenant,
-          {
-            deliveries: { manualOrderId: order.id },
-            orderNumber: order.orderNumber,
-            customerName: order.customerName,
-            currency: order.currency,
-            total: order.amount,
-            lines: order.lines.map((line) => ({ lineKey: line.lineKey, name: line.productName, quantity: line.quantity, amount: line.amount })),
-            successUrl: null,
-          },
-          links,
-        ),
+        data: await manualOrderReceipt(tx, tenant, order, links),
       });
       return { emailWorkflowId: workflowId };
     }

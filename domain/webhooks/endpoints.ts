@@ -311,7 +311,7 @@ export function createWebhookEndpointService({
           type,
           createdAt,
           accountId: auth.accountId,
-          data: { object: 'test_event', message: 'A test event sent from the API; it carries no real data.' },
+          data: { object: 'test_event', message: 'A test event sent from the API or the dashboard; it carries no real data.' },
         }),
         retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
       });
