@@ -36,8 +36,8 @@ a { color: #1d4ed8; }
 .brand { font-weight: 700; font-size: 17px; margin-right: auto; overflow-wrap: anywhere; }
 .top form { display: flex; align-items: center; gap: 6px; margin: 0; }
 .top label { font-size: 13px; color: var(--muted); }
-.top select { font: inherit; font-size: 14px; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); max-width: 220px; }
-.user { font-size: 13px; color: var(--muted); overflow-wrap: anywhere; }
+.top select { font: inherit; font-size: 14px; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); max-width: 180px; }
+.user { font-size: 13px; color: var(--muted); max-width: 200px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .shell { display: flex; gap: 24px; max-width: 1200px; margin: 0 auto; padding: 24px; }
 nav.side { flex: none; width: 190px; }
 nav.side ul { list-style: none; margin: 0; padding: 0; }
@@ -50,6 +50,9 @@ h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 10px; }
 .lead { color: var(--muted); margin: 0 0 20px; }
 .panel { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
+.panel > h1:first-child, .panel > h2:first-child { margin-top: 0; }
+.nowrap { white-space: nowrap; }
+td.url { min-width: 16ch; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 16px; margin-bottom: 20px; }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; }
 .stat dt { color: var(--muted); font-size: 14px; }
@@ -91,6 +94,7 @@ button:focus-visible, a:focus-visible, select:focus-visible, input:focus-visible
 .signin .field input { max-width: none; }
 .signin button { width: 100%; padding: 10px; }
 .footer { max-width: 1200px; margin: 0 auto; padding: 0 24px 24px; color: var(--muted); font-size: 12px; }
+.signin + .footer { text-align: center; }
 .signout { display: flex; gap: 8px; }
 @media (max-width: 760px) {
   .shell { flex-direction: column; padding: 16px; gap: 12px; }
@@ -98,9 +102,13 @@ button:focus-visible, a:focus-visible, select:focus-visible, input:focus-visible
   nav.side ul { display: flex; flex-wrap: wrap; gap: 4px; }
   nav.side .group { display: none; }
   nav.side li a { padding: 5px 10px; border: 1px solid var(--line); background: var(--card); font-size: 14px; }
-  .top { padding: 10px 16px; }
+  .top { padding: 10px 16px; gap: 8px 10px; }
   .brand { width: 100%; }
+  .user { order: 10; width: 100%; max-width: none; }
+  .top form.switcher { width: 100%; }
+  .top form.switcher select { flex: 1; min-width: 0; max-width: none; }
   th, td { padding: 8px 10px; }
+  td.actions { padding-left: 4px; }
   .hide-narrow { display: none; }
 }
 `;

@@ -23,7 +23,7 @@ export const LAYOUT = `<!DOCTYPE html>
 {{#if identity}}<p class="mode {{identity.environment}}" role="status">{{#if live}}Live mode: real customers and money.{{else}}Test mode: you are viewing test data.{{/if}}</p>
 <header class="top">
 <span class="brand">{{identity.workspace.name}}</span>
-{{#if switchable}}<form method="post" action="{{base}}/workspace">{{> dashboardCsrf csrf=identity.csrfToken}}
+{{#if switchable}}<form class="switcher" method="post" action="{{base}}/workspace">{{> dashboardCsrf csrf=identity.csrfToken}}
 <label for="workspace-switch">Workspace</label>
 <select id="workspace-switch" name="accountId">{{#each identity.workspaces}}<option value="{{id}}"{{#if (eq id ../identity.workspace.id)}} selected{{/if}}>{{name}}</option>{{/each}}</select>
 <button class="secondary" type="submit">Switch</button>
@@ -32,7 +32,7 @@ export const LAYOUT = `<!DOCTYPE html>
 <input type="hidden" name="environment" value="{{otherMode}}">
 <button class="secondary" type="submit">View {{otherMode}} data</button>
 </form>
-<span class="user">{{identity.email}} · {{identity.role}}</span>
+<span class="user" title="{{identity.email}} · {{identity.role}}">{{identity.email}} · {{identity.role}}</span>
 <form method="post" action="{{base}}/logout">{{> dashboardCsrf csrf=identity.csrfToken}}<button class="secondary" type="submit">Sign out</button></form>
 </header>
 <div class="shell">
@@ -106,7 +106,7 @@ export const PRODUCTS = `<h1>Products</h1>
 {{#if products.length}}<table>
 <thead><tr><th scope="col">Name</th><th scope="col" class="hide-narrow">Type</th><th scope="col">Status</th><th scope="col">Price</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each products}}<tr><td>{{name}}<br><span class="mono">{{id}}</span></td><td class="hide-narrow">{{type}}</td><td>{{#if archived}}<span class="badge bad">Archived</span>{{else if published}}<span class="badge good">Published</span>{{else}}<span class="badge">Draft</span>{{/if}}</td><td class="num">{{money price currency}}</td>
+{{#each products}}<tr><td>{{name}}<div class="mono hide-narrow">{{id}}</div></td><td class="hide-narrow">{{type}}</td><td>{{#if archived}}<span class="badge bad">Archived</span>{{else if published}}<span class="badge good">Published</span>{{else}}<span class="badge">Draft</span>{{/if}}</td><td class="num">{{money price currency}}</td>
 <td class="actions"><form method="post" action="{{../base}}/products/{{id}}/{{#if archived}}restore{{else}}archive{{/if}}">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="{{#if archived}}secondary{{else}}danger{{/if}}" aria-label="{{#if archived}}Restore{{else}}Archive{{/if}} {{name}}">{{#if archived}}Restore{{else}}Archive{{/if}}</button></form></td></tr>
 {{/each}}</tbody>
 </table>
@@ -136,7 +136,7 @@ export const API_KEYS = `<h1>API keys</h1>
 {{#if keys.length}}<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each keys}}<tr><td>{{name}}</td><td class="mono">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else}}<span class="badge good">Active</span>{{/if}}</td>
+{{#each keys}}<tr><td>{{name}}</td><td class="mono nowrap">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else}}<span class="badge good">Active</span>{{/if}}</td>
 <td class="actions">{{#unless revokedAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}}">Revoke</button></form>{{/unless}}</td></tr>
 {{/each}}</tbody>
 </table>
@@ -149,8 +149,8 @@ export const WEBHOOKS = `<h1>Webhooks</h1>
 {{#if endpoints.length}}<table>
 <thead><tr><th scope="col">URL</th><th scope="col" class="hide-narrow">Events</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each endpoints}}<tr><td class="mono">{{url}}</td><td class="hide-narrow">{{events.length}}</td><td>{{#if active}}<span class="badge good">Active</span>{{else}}<span class="badge bad">Disabled</span>{{/if}}</td>
-<td class="actions">{{#if active}}<form method="post" action="{{../base}}/developers/webhooks/{{id}}/test">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Send a test event to {{url}}">Send a test event</button></form>{{/if}}</td></tr>
+{{#each endpoints}}<tr><td class="mono url">{{url}}</td><td class="hide-narrow">{{events.length}}</td><td>{{#if active}}<span class="badge good">Active</span>{{else}}<span class="badge bad">Disabled</span>{{/if}}</td>
+<td class="actions">{{#if active}}<form method="post" action="{{../base}}/developers/webhooks/{{id}}/test">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Send a test event to {{url}}">Send <span class="hide-narrow">a </span>test event</button></form>{{/if}}</td></tr>
 {{/each}}</tbody>
 </table>
 {{else}}<p class="empty">No webhook endpoints in {{modeLabel}}. Create one with <code>POST /api/v1/webhook-endpoints</code>.</p>
