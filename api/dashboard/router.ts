@@ -149,9 +149,8 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     const { auth } = identityOf(req);
     const archivedTab = req.query.archived === '1';
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    const list = await services.products.list(auth, { limit: 50, cursor, includeArchived: archivedTab });
-    const products = archivedTab ? list.data.filter((p) => p.archived) : list.data;
-    page(req, res, { status: 200, title: 'Products', active: 'products', body: BODIES.products, context: { products, archivedTab, nextCursor: list.nextCursor } });
+    const list = await services.products.list(auth, { limit: 50, cursor, archivedOnly: archivedTab });
+    page(req, res, { status: 200, title: 'Products', active: 'products', body: BODIES.products, context: { products: list.data, archivedTab, nextCursor: list.nextCursor } });
   });
 
   post('/products/:id/archive', async (req, res) => {

@@ -27,8 +27,8 @@ export interface ProductListQuery {
   cursor?: string;
   published?: boolean;
   type?: ProductType;
-  /** The dashboard's list: archived products too, so they can be restored; the API never sets it. */
-  includeArchived?: boolean;
+  /** The dashboard's archived list (its products can be restored there); the API never sets it. */
+  archivedOnly?: boolean;
 }
 
 export function createProductService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>, ai: AiGenerationService) {
@@ -105,7 +105,7 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
       }
       const { text, values } = productReadStatement(
         tenantWhere(auth),
-        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod'), archived: query.includeArchived === true && auth.access === 'secret' },
+        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod'), ...(query.archivedOnly === true && auth.access === 'secret' ? { archived: 'only' as const } : {}) },
         query.limit + 1,
       );
       // A named prepared statement, like every list page (docs/decisions/data-access.md).
