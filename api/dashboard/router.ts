@@ -247,7 +247,7 @@ const dashboardErrors: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (status === 401) return res.redirect(303, `${req.baseUrl}/login`);
-  const heading = HEADINGS[status] ?? 'Something went wrong';
+  const heading = err instanceof AppError && err.code === 'QUOTA_EXCEEDED' ? 'Plan limit reached' : (HEADINGS[status] ?? 'Something went wrong');
   const message =
     status === 404
       ? 'There is nothing at this address in the dashboard, or it belongs to another workspace.'

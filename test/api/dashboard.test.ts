@@ -265,6 +265,17 @@ describe('dashboard operations', () => {
     expect(api.status).toBe(404);
   });
 
+  it('refuses a restore past the plan’s product cap, as a create would be, and restores nothing', async () => {
+    const { ws, client } = await signedIn(t.ctx.createWorkspace({ plan: 'free' }));
+    const archived = await insertProduct(t.ctx.sequelize, ws, { archived: true });
+    for (let i = 0; i < 10; i += 1) await insertProduct(t.ctx.sequelize, ws);
+    const refused = await client.post(`/dashboard/products/${archived}/restore`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Plan limit reached');
+    expect(refused.text).toContain('The free plan allows 10 products');
+    expect((await Product.findByPk(archived))!.archived).toBe(true);
+  });
+
   it('mints a key shown once and revokes it, as the API does', async () => {
     const { ws, client } = await signedIn();
     const refused = await client.post('/dashboard/developers/api-keys', { name: '', access: 'secret' });
