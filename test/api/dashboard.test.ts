@@ -141,6 +141,11 @@ describe('dashboard sign-in', () => {
 
     await b.signIn(user.email, user.password);
     expect((await b.get('/dashboard')).status).toBe(200);
+    // A session ends with its user's membership of the workspace it shows.
+    await t.ctx.sequelize.query('DELETE FROM memberships WHERE user_id = :userId', { replacements: { userId: user.userId } });
+    expect(await b.get('/dashboard')).toMatchObject({ status: 303, location: '/dashboard/login' });
+    await t.ctx.sequelize.query(`INSERT INTO memberships (user_id, account_id, role) VALUES (:userId, :accountId, 'owner')`, { replacements: { userId: user.userId, accountId: ws.accountId } });
+    expect((await b.get('/dashboard')).status).toBe(200);
     await DashboardSession.update({ expiresAt: new Date(Date.now() - 1000) }, { where: { userId: user.userId } });
     expect(await b.get('/dashboard')).toMatchObject({ status: 303, location: '/dashboard/login' });
   });
