@@ -18,7 +18,11 @@ const loginCookieName = (req: Request) => (isLoopback(req) ? 'dashboard_login' :
 export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+    if (index > 0 && part.slice(0, index).trim() === name) {
+      // Our values are base64url; anything else (a malformed escape included) is no session, never a 500.
+      const value = part.slice(index + 1).trim();
+      return /^[\w-]{1,100}$/.test(value) ? value : undefined;
+    }
   }
   return undefined;
 }

@@ -106,6 +106,8 @@ describe('dashboard sign-in', () => {
     const ws = await t.ctx.createWorkspace();
     const user = await createDashboardUser(t.ctx.sequelize, ws.accountId);
     const client = new DashboardClient(t.api.baseUrl);
+    client.cookies.set('dashboard_session', '%E0%A4%A');
+    expect(await client.get('/dashboard')).toMatchObject({ status: 303, location: '/dashboard/login' });
     client.cookies.set('dashboard_session', 'attacker-chosen-value-attacker-chosen-value');
     expect(await client.get('/dashboard')).toMatchObject({ status: 303, location: '/dashboard/login' });
     await client.signIn(user.email, user.password);
