@@ -18,6 +18,7 @@ import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestLogger } from './middleware/request-logger';
 import { docsContentSecurityPolicy, securityHeaders } from './middleware/security-headers';
+import { dashboardPages } from './dashboard/router';
 import { buildDocument, createRegistry } from './openapi';
 import { checkoutPages } from './pages/checkout/router';
 import { orderPages } from './pages/order/router';
@@ -109,6 +110,8 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   app.use('/checkout', checkoutPages({ hostedCheckout: services.hostedCheckout, rateLimits: deps.rateLimits, publicBaseUrl: config.PUBLIC_BASE_URL }));
   // The buyer's order page (document 1's `/order/:deliveryId`), the HTML twin of the public storefront's order route.
   app.use('/order', orderPages({ orderPage: services.orderPage, rateLimits: deps.rateLimits }));
+  // The merchant dashboard: server-rendered pages with their own sessions, calling the same services as the API.
+  app.use('/dashboard', dashboardPages({ services, sequelize, config }));
   app.use(routeNotFound);
   app.use(errorHandler);
 

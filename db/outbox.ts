@@ -40,6 +40,8 @@ export function eventInsertStatement(tenant: Tenant, type: EventType, data: Reco
 export interface AuditEntry {
   action: string;
   actorApiKeyId: string | null;
+  /** The dashboard user who acted, when one did. */
+  actorUserId?: string | null;
   targetType: string;
   targetId: string;
   data?: Record<string, unknown>;

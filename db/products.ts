@@ -35,8 +35,8 @@ export interface ProductReadFilters {
   afterId?: string;
   /** Only products carrying at least one of these tags (a cross-sell list's candidates). */
   anyTag?: string[];
-  /** Archived products too (a merchant's retrieve by id); lists leave them out. */
-  archived?: boolean;
+  /** Archived products too (a merchant's retrieve by id), or only them (the dashboard's archived list); lists leave them out. */
+  archived?: boolean | 'only';
 }
 
 /**
@@ -50,7 +50,7 @@ export function productReadStatement(tenant: Tenant, filters: ProductReadFilters
   const where = [
     `p.account_id = ${bind(tenant.accountId)}`,
     `p.environment = ${bind(tenant.environment)}`,
-    ...(filters.archived ? [] : ['NOT p.archived']),
+    ...(filters.archived === 'only' ? ['p.archived'] : filters.archived ? [] : ['NOT p.archived']),
     ...(filters.id !== undefined ? [`p.id = ${bind(filters.id)}`] : []),
     ...(filters.slug !== undefined ? [`p.slug = ${bind(filters.slug)}`] : []),
     ...(filters.published !== undefined ? [`p.published = ${bind(filters.published)}`] : []),

@@ -1,7 +1,7 @@
 import { createApiKeyService } from './api-keys';
 import { createBillingSettingsService } from './billing';
 import { createBlogPostService } from './blog';
-import { createCheckoutSessionService, createHostedCheckoutService, createOrderPageService, createStorefrontCheckoutService } from './checkout';
+import { checkoutReceipt, createCheckoutSessionService, createHostedCheckoutService, createOrderPageService, createStorefrontCheckoutService } from './checkout';
 import { certifications, createCredibilityService, portfolio, testimonials } from './credibility';
 import { createDeliveryService } from './deliveries';
 import { createCustomerService } from './customers';
@@ -9,7 +9,7 @@ import { createDiscountCodeService } from './discounts';
 import { createStockService, createVariantService, createWarehouseService } from './inventory';
 import { createInvoiceService, settleInvoiceOfCompletedSession } from './invoices';
 import { createLicenseService, createPublicLicenseService } from './licenses';
-import { createManualCheckoutService, createManualOrderService, createOrderTrackerService } from './manual-orders';
+import { createManualCheckoutService, createManualOrderService, createOrderTrackerService, manualOrderReceipt } from './manual-orders';
 import { createModuleService } from './modules';
 import { createProviderCallbackService } from './payment-provider';
 import { createPlanService } from './plans';
@@ -22,6 +22,7 @@ import { createShippingService } from './shipping';
 import { createReferralLinkService } from './referrals';
 import { createChannelFeedService, createPublicBlogService, createPublicStorefrontService, createSitemapService, createStorefrontActivityService, createStorefrontSettingsService } from './storefront';
 import { createWebhookEndpointService } from './webhooks';
+import { createDashboardSessionService, createUserService } from './users';
 import { createWorkspaceService } from './workspaces';
 
 /** Every domain service, built once per process from one set of dependencies. */
@@ -31,6 +32,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     apiKeys,
     workspaces: createWorkspaceService(deps),
+    users: createUserService(deps),
+    dashboardSessions: createDashboardSessionService(deps),
     // Module checks reconcile the system-managed webhook endpoints; switches drop the cached workspace flags.
     modules: createModuleService({
       onCheck: (accountId, flags) => webhookEndpoints.syncSystemEndpoints(accountId, flags),
@@ -54,7 +57,8 @@ export function createServices(deps: ServiceDeps) {
     blogPosts: createBlogPostService(),
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
-    deliveries: createDeliveryService(deps),
+    // A resent delivery e-mail carries the receipt of what sold it: those areas sit above deliveries, so they are handed in.
+    deliveries: createDeliveryService(deps, { checkout: (tx, tenant, session, links) => checkoutReceipt(tx, tenant, session, links), manualOrder: manualOrderReceipt }),
     orderPage: createOrderPageService(deps),
     // A confirmed session opened for an invoice pays it: checkout sits below invoices, so the settler is handed in.
     checkoutSessions: createCheckoutSessionService(deps, settleInvoiceOfCompletedSession),

@@ -110,6 +110,10 @@ const schema = z.object({
   AUTH_CACHE_TTL: duration.pipe(z.number().max(60_000, 'must be at most 60s')).default(60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
+  /** How long a dashboard sign-in lasts, from the sign-in (docs/decisions/dashboard.md): 1 minute to 30 days. */
+  DASHBOARD_SESSION_TTL: duration.pipe(z.number().min(60_000, 'must be at least 1m').max(30 * 86_400_000, 'must be at most 30d')).default(parseDuration('12h')),
+  /** Dashboard sign-in attempts per client IP per minute (each e-mail has its own fixed budget besides). */
+  DASHBOARD_SIGNIN_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Proxy hops in front of the API whose X-Forwarded-For is believed for the client IP; 0 = the socket address. */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   ENCRYPTION_KEY: encryptionKey.optional(),

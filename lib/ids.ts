@@ -43,6 +43,8 @@ export const ID_PREFIXES = {
   checkoutRefund: 're',
   balanceTransaction: 'txn',
   stockMovement: 'mvt',
+  user: 'usr',
+  dashboardSession: 'dss',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -51,7 +51,7 @@ export function createLogger(level: string, name: string, destination?: pino.Des
     name,
     serializers: { err: serializeError },
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', '*.secret', '*.value', '*.password', 'secretKey', 'liveSecretKey', 'bankAccountNumber', '*.bankAccountNumber'],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', 'headers.authorization', '*.secret', '*.value', '*.password', 'secretKey', 'liveSecretKey', 'bankAccountNumber', '*.bankAccountNumber'],
       censor: '[redacted]',
     },
   };

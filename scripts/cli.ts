@@ -12,9 +12,10 @@ import { parseArgs } from 'node:util';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
-import { Account, type Environment, type KeyAccess, type Plan } from '../db/models';
+import { Account, MEMBERSHIP_ROLES, type Environment, type KeyAccess, type MembershipRole, type Plan } from '../db/models';
 import { issueKey, toApiKeyDto } from '../domain/api-keys';
 import { MODULES, createModuleService } from '../domain/modules';
+import { createUserService } from '../domain/users';
 import { createWorkspaceService } from '../domain/workspaces';
 import { ConfigError, loadConfig } from '../lib/config';
 import { AppError } from '../lib/errors';
@@ -24,9 +25,16 @@ import { resolveLocalDatabaseUrl } from './lib/local-stack';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  workspace create --name <name> [--slug <slug>] [--plan free|starter|pro]
+  workspace create --name <name> [--slug <slug>] [--plan free|starter|pro] [--owner-email <e-mail>]
       Creates a workspace and its four starting keys; prints
-      {"accountId","slug","secretKey","publishableKey","liveSecretKey","livePublishableKey"}.
+      {"accountId","slug","secretKey","publishableKey","liveSecretKey","livePublishableKey"}, and with
+      --owner-email also "owner": {"userId","email"} (plus "password", shown once, when the user is new).
+  user create --email <e-mail> --workspace <slug|acc_…> --role owner|member
+      Creates a dashboard user in a workspace. The password is read from standard input when it is not a
+      terminal (e.g. \`printf %s "$PW" | npm run cli -- user create …\`); otherwise one is generated and printed
+      once. Prints {"userId","email","accountId","role"[,"password"]}.
+  user add-member --email <e-mail> --workspace <slug|acc_…> [--role member|owner]
+      Adds an existing user to another workspace; prints {"userId","email","accountId","role"}.
   keys create --account <acc_…> --name <name> --environment test|live --access secret|publishable
       Mints an API key; prints its metadata and its value (shown once).
   modules set --account <acc_…> --module fulfillment|payment --enabled true|false
@@ -66,12 +74,13 @@ function accountId(values: Record<string, string | undefined>): string {
   return id;
 }
 
-const workspaceCreate: Command<{ name: string; slug?: string; plan: Plan }> = {
-  options: { name: { type: 'string' }, slug: { type: 'string' }, plan: { type: 'string' } },
+const workspaceCreate: Command<{ name: string; slug?: string; plan: Plan; ownerEmail?: string }> = {
+  options: { name: { type: 'string' }, slug: { type: 'string' }, plan: { type: 'string' }, 'owner-email': { type: 'string' } },
   parse: (values) => ({
     name: required(values, 'name'),
     slug: values.slug,
     plan: oneOf(values.plan ?? 'free', 'plan', PLANS),
+    ...(values['owner-email'] === undefined ? {} : { ownerEmail: required(values, 'owner-email') }),
   }),
   run: (sequelize, input) => createWorkspaceService({ sequelize }).create(input),
 };
@@ -108,11 +117,41 @@ const modulesSet: Command<{ accountId: string; module: 'fulfillment' | 'payment'
   run: (_sequelize, input) => createModuleService().set(input.accountId, { module: input.module, enabled: input.enabled }),
 };
 
+/** A password piped in (its one trailing line break dropped); undefined at a terminal or with nothing piped. */
+async function passwordFromStdin(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return text === '' ? undefined : text;
+}
+
+const userCreate: Command<{ email: string; workspace: string; role: MembershipRole }> = {
+  options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' } },
+  parse: (values) => ({
+    email: required(values, 'email'),
+    workspace: required(values, 'workspace'),
+    role: oneOf(required(values, 'role'), 'role', MEMBERSHIP_ROLES),
+  }),
+  run: async (sequelize, input) => createUserService({ sequelize }).create({ ...input, password: await passwordFromStdin() }),
+};
+
+const userAddMember: Command<{ email: string; workspace: string; role: MembershipRole }> = {
+  options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' } },
+  parse: (values) => ({
+    email: required(values, 'email'),
+    workspace: required(values, 'workspace'),
+    role: oneOf(values.role ?? 'member', 'role', MEMBERSHIP_ROLES),
+  }),
+  run: (sequelize, input) => createUserService({ sequelize }).addMember(input),
+};
+
 // Command's methods are bivariant in their input, so each command keeps its own input type here.
 const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
   workspace: { create: workspaceCreate },
   keys: { create: keysCreate },
   modules: { set: modulesSet },
+  user: { create: userCreate, 'add-member': userAddMember },
 };
 
 function isParseArgsError(err: unknown): err is Error {

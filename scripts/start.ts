@@ -35,6 +35,7 @@ import { createDatabase } from '../db/connection';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { Account, ApiKey } from '../db/models';
+import { createUserService, findUserByEmail, verifyPassword } from '../domain/users';
 import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces';
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
@@ -371,6 +372,7 @@ function printBanner(lines: {
   databaseUrl: string;
   dataDir: string;
   demo: DemoWorkspace;
+  demoOwner: DemoOwner;
 }): void {
   const { apiBase, demo } = lines;
   const rule = '─'.repeat(78);
@@ -381,6 +383,7 @@ function printBanner(lines: {
     '',
     `  API            ${apiBase}/api`,
     `  API docs       ${apiBase}/api/docs   (OpenAPI JSON: ${apiBase}/api/openapi.json)`,
+    `  Dashboard      ${apiBase}/dashboard`,
     `  Temporal UI    ${lines.temporalUi ?? `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
     `  Temporal       ${lines.temporalAddress}`,
     `  Mail inbox     ${mailLine(lines.mail)}`,
@@ -406,6 +409,9 @@ function printBanner(lines: {
       `    npm run cli -- keys create --account ${demo.accountId} --name "Local" --environment test --access secret`,
     );
   }
+  const owner = lines.demoOwner;
+  if (owner.kind === 'password') out.push(`  Dashboard sign-in: ${owner.email} / ${owner.password}`);
+  else out.push(`  Dashboard user ${owner.email}: ${owner.reason}.`);
   out.push(
     '',
     '  Try:',
@@ -415,6 +421,31 @@ function printBanner(lines: {
     '',
   );
   process.stdout.write(out.join('\n'));
+}
+
+/**
+ * The demo workspace's owner, who signs in to the dashboard. Like the keys, its generated password is kept in
+ * $DATA_DIR/demo-owner.json (mode 0600) so every `npm start` prints the sign-in again.
+ */
+const DEMO_OWNER_EMAIL = 'owner@example.com';
+type DemoOwner = { kind: 'password'; email: string; password: string } | { kind: 'no-password'; email: string; reason: string };
+
+async function ensureDemoOwner(sequelize: Sequelize, dataDir: string, accountId: string): Promise<DemoOwner> {
+  const file = path.join(dataDir, 'demo-owner.json');
+  let stored: { email: string; password: string } | null = null;
+  try {
+    stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { email: string; password: string };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`ignoring unreadable ${file}: ${(err as Error).message}`);
+  }
+  const user = await findUserByEmail(DEMO_OWNER_EMAIL);
+  if (user) {
+    if (stored && (await verifyPassword(user.passwordHash, stored.password))) return { kind: 'password', email: user.email, password: stored.password };
+    return { kind: 'no-password', email: user.email, reason: `its password was printed when it was created (${file} is missing or outdated)` };
+  }
+  const owner = await createUserService({ sequelize }).create({ email: DEMO_OWNER_EMAIL, workspace: accountId, role: 'owner' });
+  fs.writeFileSync(file, `${JSON.stringify({ email: owner.email, password: owner.password }, null, 2)}\n`, { mode: 0o600 });
+  return { kind: 'password', email: owner.email, password: owner.password! };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -574,10 +605,12 @@ async function main(): Promise<number> {
     // Schema and the demo workspace.
     const sequelize = createDatabase({ url: databaseUrl, poolMax: 2 });
     let demo: DemoWorkspace;
+    let demoOwner: DemoOwner;
     try {
       const applied = await migrateToLatest(sequelize);
       log(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
       demo = await ensureDemoWorkspace(sequelize, dataDir);
+      demoOwner = await ensureDemoOwner(sequelize, dataDir, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId);
     } finally {
       await sequelize.close();
     }
@@ -638,7 +671,7 @@ async function main(): Promise<number> {
       config.WORKER_HEALTH_PORT === 0
         ? '(WORKER_HEALTH_PORT=0: a free port, in the worker\'s "worker health listening" line)'
         : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/readyz   (and /healthz)`;
-    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, databaseUrl, dataDir, demo });
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, databaseUrl, dataDir, demo, demoOwner });
     await stopped;
     return 0;
   } finally {

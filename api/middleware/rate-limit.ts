@@ -159,7 +159,8 @@ export function counterOptions(keyPrefix: string, pointsPerMinute: number) {
   };
 }
 
-function limiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number): SharedRateLimiter {
+/** One shared per-minute limit counted in PostgreSQL under `keyPrefix` (the dashboard's sign-in limits use it too). */
+export function sharedLimiter(sequelize: Sequelize, keyPrefix: string, pointsPerMinute: number): SharedRateLimiter {
   return new SharedRateLimiter(new RateLimiterPostgres({ storeClient: sequelize, storeType: 'sequelize', ...counterOptions(keyPrefix, pointsPerMinute) }));
 }
 
@@ -215,12 +216,12 @@ const licenseKeyOf = (req: Request) => licenseKeyCounter(req.params.key ?? req.q
  */
 export function createRateLimits(sequelize: Sequelize, limits: { perWorkspacePerMinute: number; perIpPerMinute: number }): RateLimits {
   const perIpPerMerchant = (name: PublicWriteLimit) =>
-    middleware(limiter(sequelize, `ipm:${name}`, PUBLIC_WRITE_LIMITS_PER_MINUTE[name]), (req) => `${req.ip ?? 'unknown'}:${merchantSlugOf(req)}`);
+    middleware(sharedLimiter(sequelize, `ipm:${name}`, PUBLIC_WRITE_LIMITS_PER_MINUTE[name]), (req) => `${req.ip ?? 'unknown'}:${merchantSlugOf(req)}`);
   return {
-    perWorkspace: middleware(limiter(sequelize, 'ws', limits.perWorkspacePerMinute), (req) => `${req.auth?.accountId}:${req.auth?.environment}`),
-    perIp: middleware(limiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
+    perWorkspace: middleware(sharedLimiter(sequelize, 'ws', limits.perWorkspacePerMinute), (req) => `${req.auth?.accountId}:${req.auth?.environment}`),
+    perIp: middleware(sharedLimiter(sequelize, 'ip', limits.perIpPerMinute), (req) => req.ip ?? 'unknown'),
     perIpPerMerchant: { validateDiscount: perIpPerMerchant('validateDiscount'), checkoutCreate: perIpPerMerchant('checkoutCreate') },
-    perLicenseKey: middleware(limiter(sequelize, 'lic', LICENSE_KEY_LIMIT_PER_MINUTE), licenseKeyOf),
-    perIpOrderTracker: middleware(limiter(sequelize, 'ord', ORDER_TRACKER_LIMIT_PER_MINUTE), (req) => req.ip ?? 'unknown'),
+    perLicenseKey: middleware(sharedLimiter(sequelize, 'lic', LICENSE_KEY_LIMIT_PER_MINUTE), licenseKeyOf),
+    perIpOrderTracker: middleware(sharedLimiter(sequelize, 'ord', ORDER_TRACKER_LIMIT_PER_MINUTE), (req) => req.ip ?? 'unknown'),
   };
 }

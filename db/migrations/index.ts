@@ -26,6 +26,7 @@ import * as paymentProviderBilling from './0024-payment-provider-billing';
 import * as invoicePendingCharge from './0025-invoice-pending-charge';
 import * as customerNameOptional from './0026-customer-name-optional';
 import * as manualPaymentMethods from './0027-manual-payment-methods';
+import * as dashboardPeople from './0028-dashboard-people';
 
 export interface Migration {
   name: string;
@@ -62,4 +63,5 @@ export const migrations: Migration[] = [
   { name: '0025-invoice-pending-charge', ...invoicePendingCharge },
   { name: '0026-customer-name-optional', ...customerNameOptional },
   { name: '0027-manual-payment-methods', ...manualPaymentMethods },
+  { name: '0028-dashboard-people', ...dashboardPeople },
 ];

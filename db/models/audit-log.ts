@@ -8,6 +8,8 @@ export class AuditLog extends Model<InferAttributes<AuditLog>, InferCreationAttr
   declare environment: Environment;
   declare action: string;
   declare actorApiKeyId: string | null;
+  /** The dashboard user who acted (docs/decisions/dashboard.md); null for an API key or the system. */
+  declare actorUserId: CreationOptional<string | null>;
   declare targetType: string;
   declare targetId: string;
   declare data: CreationOptional<Record<string, unknown>>;
@@ -19,6 +21,7 @@ export class AuditLog extends Model<InferAttributes<AuditLog>, InferCreationAttr
         ...tenantColumns,
         action: { type: DataTypes.TEXT, allowNull: false },
         actorApiKeyId: DataTypes.TEXT,
+        actorUserId: DataTypes.TEXT,
         targetType: { type: DataTypes.TEXT, allowNull: false },
         targetId: { type: DataTypes.TEXT, allowNull: false },
         data: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },

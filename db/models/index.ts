@@ -12,6 +12,8 @@ export type { BalanceTransactionType } from './balance-transaction';
 export type { CheckoutLineItem, CheckoutSource, CheckoutStatus, PaymentMethod, ShippingAddress } from './checkout-session';
 export { CHECKOUT_STATUSES, PAYMENT_METHODS } from './checkout-session';
 export type { DeliveryKind } from './delivery';
+export type { MembershipRole } from './membership';
+export { MEMBERSHIP_ROLES } from './membership';
 export type { BillingInterval } from './plan';
 export type { InvoiceLineItem, InvoiceStatus } from './invoice';
 export { INVOICE_STATUSES } from './invoice';

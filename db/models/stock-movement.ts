@@ -4,7 +4,7 @@ import { bigintMoney, Environment, tenantColumns } from './common';
 export const STOCK_MOVE_KINDS = ['adjust', 'reserve', 'release', 'commit', 'restock'] as const;
 export type StockMoveKind = (typeof STOCK_MOVE_KINDS)[number];
 
-export const STOCK_ACTOR_TYPES = ['api_key', 'workflow'] as const;
+export const STOCK_ACTOR_TYPES = ['api_key', 'workflow', 'user'] as const;
 export type StockActorType = (typeof STOCK_ACTOR_TYPES)[number];
 
 /**

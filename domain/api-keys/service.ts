@@ -7,7 +7,7 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { hashKey, hashesEqual, mintKey } from '../../lib/api-key-secrets';
 import { forbidden, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AuthContext, WorkspaceSummary } from '../auth-context';
+import { auditActor, type AuthContext, type WorkspaceSummary } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import type { ActiveKey } from './active-key';
 import { createKeyLookupCache } from './cache';
@@ -57,7 +57,7 @@ export async function issueKey(
   transaction: Transaction,
   tenant: Pick<Tenant, 'accountId'>,
   input: KeyToIssue,
-  actor: { apiKeyId: string | null; source: 'api' | 'workspace_bootstrap' | 'cli' },
+  actor: { apiKeyId: string | null; userId?: string; source: 'api' | 'dashboard' | 'workspace_bootstrap' | 'cli' },
 ): Promise<{ key: ApiKey; value: string }> {
   const minted = mintKey(input.environment, input.access);
   const key = await ApiKey.create(
@@ -76,6 +76,7 @@ export async function issueKey(
   await audit(transaction, { accountId: tenant.accountId, environment: input.environment }, {
     action: 'api_key.created',
     actorApiKeyId: actor.apiKeyId,
+    actorUserId: actor.userId ?? null,
     targetType: 'api_key',
     targetId: key.id,
     data: { name: key.name, environment: key.environment, access: key.access, source: actor.source },
@@ -138,7 +139,7 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
         throw forbidden(`A ${auth.environment} key can only create ${auth.environment} keys`);
       }
       const { key, value } = await sequelize.transaction((transaction) =>
-        issueKey(transaction, auth, input, { apiKeyId: auth.apiKeyId, source: 'api' }),
+        issueKey(transaction, auth, input, { apiKeyId: auth.apiKeyId, userId: auth.userId, source: auth.userId ? 'dashboard' : 'api' }),
       );
       return { ...toApiKeyDto(key), value };
     },
@@ -155,7 +156,7 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
           await key.update({ revokedAt: new Date() }, { transaction });
           await audit(transaction, auth, {
             action: 'api_key.revoked',
-            actorApiKeyId: auth.apiKeyId,
+            ...auditActor(auth),
             targetType: 'api_key',
             targetId: key.id,
           });

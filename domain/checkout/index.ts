@@ -11,7 +11,7 @@ export { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, Re
 export { createOrderPageService } from './order-view';
 export type { OrderPageService, OrderView } from './order-view';
 export { hostedCheckoutUrl } from './payment-backend';
-export { purchaseReceipt } from './receipt';
+export { checkoutReceipt, purchaseReceipt } from './receipt';
 export { createCheckoutSessionService } from './service';
 export { BuyNowBody, CartCheckoutBody, toShippingAddress } from './storefront-inputs';
 export { createStorefrontCheckoutService, describeLines } from './storefront';

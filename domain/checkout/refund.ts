@@ -7,7 +7,7 @@ import { tenantWhere } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { createPaymentProviders, ProviderError, type PaymentProviderConfig } from '../../lib/payment-provider';
-import type { AuthContext } from '../auth-context';
+import { auditActor, type AuthContext } from '../auth-context';
 import type { RefundCheckoutSessionBody } from './inputs';
 
 /** A refund as the merchant reads it: local refunds are bookkeeping, so they have succeeded when answered; a provider's is `pending` until its callback. */
@@ -76,7 +76,7 @@ export async function refundCheckoutSession(
     });
     await audit(tx, tenant, {
       action: 'checkout_session.refunded',
-      actorApiKeyId: auth.apiKeyId,
+      ...auditActor(auth),
       targetType: 'checkout_session',
       targetId: session.id,
       data: { refundId: refund.id, amount, currency: session.currency },

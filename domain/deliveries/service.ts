@@ -1,12 +1,18 @@
 import type { Readable } from 'node:stream';
-import { Delivery, ProductFile } from '../../db/models';
+import type { Transaction } from 'sequelize';
+import { CheckoutSession, Delivery, ManualOrder, ProductFile } from '../../db/models';
+import type { Tenant } from '../../db/tenancy';
+import type { EmailDataInput } from '../../lib/email';
 import { tenantWhere } from '../../db/tenancy';
 import { requireEncryptionKey } from '../../lib/config';
 import { AppError, notFound } from '../../lib/errors';
+import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
+import { createEmailQueue } from '../email';
 import type { ServiceDeps } from '../service-deps';
+import { startRecordedNow } from '../workflow-starts';
 import { toDeliveryDto, type DeliveryDto } from './dto';
-import { createDownloadLinks } from './links';
+import { createDownloadLinks, type DownloadLinks } from './links';
 
 /** Why a download link was refused, in `error.details.reason` beside the one documented code (docs/decisions/deliveries.md). */
 export type DownloadRefusal = 'invalid_signature' | 'expired' | 'download_limit_reached';
@@ -21,12 +27,25 @@ export interface DownloadFile {
   mimeType: string | null;
 }
 
+type Receipt = Promise<EmailDataInput<'checkout_receipt'>>;
+
 /**
- * Deliveries: the merchant's read-only list and retrieve (secret key), and the buyer's download through a
- * signed link (no key: the link is the credential).
+ * The receipt a delivery's e-mail carries, built by the area that sold it. Handed in by domain/services.ts: checkout
+ * and manual orders sit above deliveries (their fulfilment creates deliveries), so deliveries cannot import them.
  */
-export function createDeliveryService({ sequelize, storage, config }: Pick<ServiceDeps, 'sequelize' | 'storage' | 'config'>) {
+export interface DeliveryReceipts {
+  checkout(tx: Transaction, tenant: Tenant, session: CheckoutSession, links: DownloadLinks): Receipt;
+  manualOrder(tx: Transaction, tenant: Tenant, order: ManualOrder, links: DownloadLinks): Receipt;
+}
+
+/**
+ * Deliveries: the merchant's read-only list and retrieve (secret key), the buyer's download through a signed link
+ * (no key: the link is the credential), and the dashboard's resend of the delivery e-mail.
+ */
+export function createDeliveryService(deps: Pick<ServiceDeps, 'sequelize' | 'storage' | 'config' | 'box' | 'starters' | 'logger'>, receipts: DeliveryReceipts) {
+  const { sequelize, storage, config } = deps;
   const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
+  const emails = createEmailQueue(deps);
 
   return {
     /** Every delivery, newest first: document 1 gives this list no pagination. */
@@ -40,6 +59,31 @@ export function createDeliveryService({ sequelize, storage, config }: Pick<Servi
       const row = await Delivery.findOne({ where: { id, ...tenantWhere(auth) } });
       if (!row) throw notFound('Delivery');
       return toDeliveryDto(row, links);
+    },
+
+    /**
+     * Sends the delivery's e-mail again (document 1: dashboard only): the receipt of its checkout session or manual
+     * order, rendered now (fresh download links, the merchant's settings of today), to the buyer's address. Each
+     * call is a new message under its own business key, sent exactly once through the e-mail module like the first.
+     */
+    async resendEmail(auth: AuthContext, id: string): Promise<{ deliveryId: string; to: string }> {
+      const tenant = tenantWhere(auth);
+      const { workflowId, to } = await sequelize.transaction(async (tx) => {
+        const delivery = await Delivery.findOne({ where: { id, ...tenant }, transaction: tx });
+        if (!delivery) throw notFound('Delivery');
+        const session = delivery.checkoutSessionId ? await CheckoutSession.findOne({ where: { id: delivery.checkoutSessionId, ...tenant }, transaction: tx }) : null;
+        const order = delivery.manualOrderId ? await ManualOrder.findOne({ where: { id: delivery.manualOrderId, ...tenant }, transaction: tx }) : null;
+        const source = session
+          ? { key: `checkout_receipt:${session.id}`, to: session.customerEmail, data: await receipts.checkout(tx, tenant, session, links) }
+          : order
+            ? { key: `manual_order_receipt:${order.id}`, to: order.customerEmail, data: await receipts.manualOrder(tx, tenant, order, links) }
+            : null;
+        if (!source) throw new Error(`delivery ${delivery.id} belongs to neither a checkout session nor a manual order`);
+        const queued = await emails.queue(tx, tenant, { kind: 'checkout_receipt', businessKey: `${source.key}:resend:${newId('eml')}`, to: source.to, data: source.data });
+        return { workflowId: queued.workflowId, to: source.to };
+      });
+      if (workflowId) await startRecordedNow(deps, workflowId);
+      return { deliveryId: id, to };
     },
 
     /**

@@ -5,7 +5,7 @@ import type { PageRequest } from '../../db/pagination';
 import { plainQuery, plainTransaction } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
-import type { AuthContext } from '../auth-context';
+import { stockActor, type AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { toLowStockDto, toMovementDto, toStockRowDto, type MovementDto } from './dto';
 import type { AdjustStockBody } from './inputs';
@@ -49,7 +49,7 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
           reason: input.reason,
           reference: input.reference,
           note: input.note,
-          actor: { type: 'api_key', id: auth.apiKeyId },
+          actor: stockActor(auth),
         }),
       );
       return toMovementDto(row);

@@ -5,9 +5,28 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { requireEncryptionKey, type Config } from '../../lib/config';
 import type { CryptoBox } from '../../lib/crypto-box';
 import { deliverPurchasedLine, purchaseReceipt, type StepOutcome } from '../checkout';
-import { createDownloadLinks } from '../deliveries';
+import { createDownloadLinks, type DownloadLinks } from '../deliveries';
+import type { EmailDataInput } from '../../lib/email';
 import { createEmailQueue } from '../email';
 import { lineKeyOfStep, MANUAL_ORDER_STEPS, planManualOrderFulfilment } from './fulfilment-plan';
+
+/** The receipt of a confirmed manual order: its lines, total, and the deliveries' links and keys. */
+export function manualOrderReceipt(tx: Transaction, tenant: Tenant, order: ManualOrder, links: DownloadLinks): Promise<EmailDataInput<'checkout_receipt'>> {
+  return purchaseReceipt(
+    tx,
+    tenant,
+    {
+      deliveries: { manualOrderId: order.id },
+      orderNumber: order.orderNumber,
+      customerName: order.customerName,
+      currency: order.currency,
+      total: order.amount,
+      lines: order.lines.map((line) => ({ lineKey: line.lineKey, name: line.productName, quantity: line.quantity, amount: line.amount })),
+      successUrl: null,
+    },
+    links,
+  );
+}
 
 /**
  * The fulfilment of a confirmed manual order, the paid checkout's own (one delivery per line with its licence
@@ -51,20 +70,7 @@ export function createManualOrderFulfilment({ sequelize, config, box }: { sequel
         kind: 'checkout_receipt',
         businessKey: `manual_order_receipt:${order.id}`,
         to: order.customerEmail,
-        data: await purchaseReceipt(
-          tx,
-          tenant,
-          {
-            deliveries: { manualOrderId: order.id },
-            orderNumber: order.orderNumber,
-            customerName: order.customerName,
-            currency: order.currency,
-            total: order.amount,
-            lines: order.lines.map((line) => ({ lineKey: line.lineKey, name: line.productName, quantity: line.quantity, amount: line.amount })),
-            successUrl: null,
-          },
-          links,
-        ),
+        data: await manualOrderReceipt(tx, tenant, order, links),
       });
       return { emailWorkflowId: workflowId };
     }

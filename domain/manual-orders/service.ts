@@ -4,7 +4,7 @@ import { audit } from '../../db/outbox';
 import { listPage, type PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
-import type { AuthContext } from '../auth-context';
+import { auditActor, stockActor, type AuthContext } from '../auth-context';
 import { redeemDiscount } from '../discounts';
 import { createEmailQueue } from '../email';
 import { recordReferralConversion } from '../referrals';
@@ -96,7 +96,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
      * One PATCH under the order's row lock: two concurrent confirmations serialise, and the second finds the
      * order confirmed and is refused, so the buyer is mailed and fulfilled once. A refused move writes nothing.
      */
-    async update(auth: Pick<AuthContext, 'accountId' | 'environment' | 'apiKeyId'>, id: string, input: UpdateManualOrderBody): Promise<ManualOrderDto> {
+    async update(auth: Pick<AuthContext, 'accountId' | 'environment' | 'apiKeyId' | 'userId'>, id: string, input: UpdateManualOrderBody): Promise<ManualOrderDto> {
       const tenant = tenantWhere(auth);
       const { order, starts } = await sequelize.transaction(async (tx) => {
         const order = await ManualOrder.findOne({ where: { id, ...tenant }, lock: tx.LOCK.UPDATE, transaction: tx });
@@ -106,13 +106,13 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
         order.set(plan.fields);
         order.changed('updatedAt', true);
         await order.save({ transaction: tx });
-        const stockOwner = { reference: order.id, actor: { type: 'api_key' as const, id: auth.apiKeyId } };
+        const stockOwner = { reference: order.id, actor: stockActor(auth) };
         if (plan.confirmed) await commitReservations(tx, tenant, stockOwner);
         if (plan.fields.paymentStatus === 'canceled') await releaseReservations(tx, tenant, stockOwner);
         const starts = [...(plan.confirmed ? await onConfirmed(tx, tenant, order) : []), ...(plan.shipped ? await onShipped(tx, tenant, order) : [])];
         await audit(tx, tenant, {
           action: 'manual_order.updated',
-          actorApiKeyId: auth.apiKeyId,
+          ...auditActor(auth),
           targetType: 'manual_order',
           targetId: order.id,
           data: { fields: Object.keys(input), from: before, to: { paymentStatus: order.paymentStatus, fulfillmentStatus: order.fulfillmentStatus } },

@@ -2,13 +2,13 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { Product, ProductFile, type ProductType } from '../../db/models';
 import { decodeCursor, toListPage } from '../../db/cursor';
 import { priceDeltaRange } from '../../db/inventory';
-import { emit } from '../../db/outbox';
+import { audit, emit } from '../../db/outbox';
 import { plainQuery } from '../../db/plain-query';
 import { productInsertStatement, productReadStatement, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AuthContext } from '../auth-context';
+import { auditActor, type AuthContext } from '../auth-context';
 import { resolvedPriceIssue } from './price';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
@@ -27,6 +27,8 @@ export interface ProductListQuery {
   cursor?: string;
   published?: boolean;
   type?: ProductType;
+  /** The dashboard's archived list (its products can be restored there); the API never sets it. */
+  archivedOnly?: boolean;
 }
 
 export function createProductService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>, ai: AiGenerationService) {
@@ -103,7 +105,7 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
       }
       const { text, values } = productReadStatement(
         tenantWhere(auth),
-        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod') },
+        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod'), ...(query.archivedOnly === true && auth.access === 'secret' ? { archived: 'only' as const } : {}) },
         query.limit + 1,
       );
       // A named prepared statement, like every list page (docs/decisions/data-access.md).
@@ -143,6 +145,22 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
         const product = await lockedProduct(tx, tenant, id);
         await product.update({ archived: true, published: false }, { transaction: tx });
         await emit(tx, tenant, PRODUCT_EVENTS.archived, { id: product.id, accountId: auth.accountId });
+      });
+    },
+
+    /**
+     * Restore (document 1, States: dashboard only, not in the API): an archived product comes back unarchived and
+     * still unpublished, counted against the plan's product cap again; a product that is not archived is 404, as
+     * a second archive is.
+     */
+    async restore(auth: AuthContext, id: string): Promise<void> {
+      const tenant = tenantWhere(auth);
+      await sequelize.transaction(async (tx) => {
+        const product = await Product.findOne({ where: { id, ...tenant, archived: true }, lock: tx.LOCK.UPDATE, transaction: tx });
+        if (!product) throw notFound('Product');
+        await enforcePlanCap(tx, auth, 'products');
+        await product.update({ archived: false }, { transaction: tx });
+        await audit(tx, tenant, { action: 'product.restored', ...auditActor(auth), targetType: 'product', targetId: product.id });
       });
     },
 

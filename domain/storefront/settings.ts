@@ -2,7 +2,7 @@ import { UniqueConstraintError, type Transaction } from 'sequelize';
 import { Account, CustomDomain } from '../../db/models';
 import { audit } from '../../db/outbox';
 import { AppError, notFound } from '../../lib/errors';
-import type { AuthContext } from '../auth-context';
+import { auditActor, type AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import type { UpdateStorefrontSettingsBody } from './settings-inputs';
 
@@ -81,7 +81,7 @@ export function createStorefrontSettingsService({ sequelize }: Pick<ServiceDeps,
         }
         await audit(tx, auth, {
           action: 'storefront_settings.updated',
-          actorApiKeyId: auth.apiKeyId,
+          ...auditActor(auth),
           targetType: 'account',
           targetId: auth.accountId,
           data: { fields: Object.keys(input) },

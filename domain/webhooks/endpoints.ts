@@ -12,7 +12,7 @@ import { serialiseEnvelope } from '../../lib/webhooks/envelope';
 import { SECRET_PREFIX, generateWebhookSecret } from '../../lib/webhooks/signature';
 import { cancelEndpointDeliveries } from '../../lib/webhooks/stop-deliveries';
 import { checkTargetUrl, type TargetCheck } from '../../lib/webhooks/targets';
-import type { AuthContext } from '../auth-context';
+import { auditActor, type AuthContext } from '../auth-context';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import type { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './inputs';
@@ -226,7 +226,7 @@ export function createWebhookEndpointService({
         );
         await audit(tx, auth, {
           action: 'webhook_endpoint.created',
-          actorApiKeyId: auth.apiKeyId,
+          ...auditActor(auth),
           targetType: 'webhook_endpoint',
           targetId: created.id,
           data: { url: created.url, events: created.events, active: created.active },
@@ -261,10 +261,10 @@ export function createWebhookEndpointService({
         await endpoint.update(changes, { transaction: tx });
         const fields = Object.keys(input).filter((f) => f !== 'rotateSecret');
         if (fields.length > 0) {
-          await audit(tx, auth, { action: 'webhook_endpoint.updated', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { fields } });
+          await audit(tx, auth, { action: 'webhook_endpoint.updated', ...auditActor(auth), targetType: 'webhook_endpoint', targetId: id, data: { fields } });
         }
         if (secret) {
-          await audit(tx, auth, { action: 'webhook_endpoint.secret_rotated', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id });
+          await audit(tx, auth, { action: 'webhook_endpoint.secret_rotated', ...auditActor(auth), targetType: 'webhook_endpoint', targetId: id });
         }
         return toWebhookEndpointDto(endpoint, secret);
       });
@@ -277,7 +277,7 @@ export function createWebhookEndpointService({
       const removed = await sequelize.transaction(async (tx) => {
         const endpoint = await lockEndpoint(tx, auth, id);
         await endpoint.destroy({ transaction: tx });
-        await audit(tx, auth, { action: 'webhook_endpoint.deleted', actorApiKeyId: auth.apiKeyId, targetType: 'webhook_endpoint', targetId: id, data: { url: endpoint.url } });
+        await audit(tx, auth, { action: 'webhook_endpoint.deleted', ...auditActor(auth), targetType: 'webhook_endpoint', targetId: id, data: { url: endpoint.url } });
         return { id, accountId: auth.accountId, deleted: true as const };
       });
       cancelPendingRetries(auth.accountId, id);
@@ -311,7 +311,7 @@ export function createWebhookEndpointService({
           type,
           createdAt,
           accountId: auth.accountId,
-          data: { object: 'test_event', message: 'A test event sent from the API; it carries no real data.' },
+          data: { object: 'test_event', message: 'A test event sent from the API or the dashboard; it carries no real data.' },
         }),
         retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
       });

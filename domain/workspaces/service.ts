@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids';
 import { issueKey } from '../api-keys';
 import type { ServiceDeps } from '../service-deps';
 import { GLOBAL_STOREFRONT_SEGMENTS } from '../storefront';
+import { attachOwner, normaliseEmail, type CreatedUser } from '../users';
 
 export interface CreatedWorkspace {
   accountId: string;
@@ -13,6 +14,8 @@ export interface CreatedWorkspace {
   publishableKey: string;
   liveSecretKey: string;
   livePublishableKey: string;
+  /** With an owner e-mail: the owner, and its password when the user was created now (shown once). */
+  owner?: CreatedUser;
 }
 
 export const SLUG_PATTERN = /^[a-z0-9-]{2,80}$/;
@@ -24,8 +27,11 @@ async function insertKey(tx: Transaction, accountId: string, environment: Enviro
 
 export function createWorkspaceService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   return {
-    /** Creates a workspace with its four starting keys (secret and publishable, test and live). */
-    async create(input: { name: string; slug?: string | null; plan?: Plan }): Promise<CreatedWorkspace> {
+    /**
+     * Creates a workspace with its four starting keys (secret and publishable, test and live) and, given
+     * `ownerEmail`, its owner: that user, created with a generated password if new (docs/decisions/dashboard.md).
+     */
+    async create(input: { name: string; slug?: string | null; plan?: Plan; ownerEmail?: string }): Promise<CreatedWorkspace> {
       const name = input.name.trim();
       if (name.length < 1 || name.length > 200) throw validationError('name must be 1 to 200 characters');
       if (input.slug != null && !SLUG_PATTERN.test(input.slug)) {
@@ -35,6 +41,7 @@ export function createWorkspaceService({ sequelize }: Pick<ServiceDeps, 'sequeli
       if (input.slug != null && GLOBAL_STOREFRONT_SEGMENTS.has(input.slug)) {
         throw validationError(`slug "${input.slug}" is reserved: the public storefront uses it for its own routes`, [{ field: 'slug', message: 'reserved' }]);
       }
+      const ownerEmail = input.ownerEmail === undefined ? undefined : normaliseEmail(input.ownerEmail);
       try {
         return await sequelize.transaction(async (tx) => {
           const account = await Account.create(
@@ -48,6 +55,7 @@ export function createWorkspaceService({ sequelize }: Pick<ServiceDeps, 'sequeli
             publishableKey: await insertKey(tx, account.id, 'test', 'publishable', 'Default publishable key'),
             liveSecretKey: await insertKey(tx, account.id, 'live', 'secret', 'Default secret key'),
             livePublishableKey: await insertKey(tx, account.id, 'live', 'publishable', 'Default publishable key'),
+            ...(ownerEmail === undefined ? {} : { owner: await attachOwner(tx, account.id, ownerEmail) }),
           };
         });
       } catch (err) {
