@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
-import { completeAiRun, failAiRun, readPendingAiRun, type AiGenerationRun } from '../domain/products';
+import { completeAiRun, failAiRun, readPendingAiRun, type PendingAiRun } from '../domain/products';
 import { TextGenerationError, type ProductCopy, type ProductCopyInput, type TextGenerator } from '../lib/ai';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -20,7 +20,7 @@ export function createAiGenerationActivities({
 }) {
   return {
     /** Reads what the generator needs; null when there is nothing to do (not 'generating', or gone). */
-    async loadAiGenerationRun(target: AiGenerationTarget): Promise<AiGenerationRun | null> {
+    async loadAiGenerationRun(target: AiGenerationTarget): Promise<PendingAiRun | null> {
       return readPendingAiRun({ sequelize }, target);
     },
 

@@ -16,7 +16,7 @@ import { METADATA_MAX_KEYS, METADATA_VALUE_MAX } from './inputs';
  * inserts one row under the product lock each time it sets `generating`, so it names the run exactly and
  * lets a late retry of an old run's write recognise that a newer run has taken over.
  */
-export interface AiGenerationRun {
+export interface PendingAiRun {
   run: number;
   product: ProductCopyInput;
 }
@@ -62,7 +62,7 @@ export interface AiRunDeps {
 }
 
 /** Reads what the generator needs; null when there is nothing to do (not 'generating', or gone). */
-export async function readPendingAiRun({ sequelize }: Pick<AiRunDeps, 'sequelize'>, target: AiGenerationTarget): Promise<AiGenerationRun | null> {
+export async function readPendingAiRun({ sequelize }: Pick<AiRunDeps, 'sequelize'>, target: AiGenerationTarget): Promise<PendingAiRun | null> {
   const row = await readAiRunProduct(sequelize, target);
   if (!row || row.ai_status !== 'generating') return null;
   return {

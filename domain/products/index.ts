@@ -1,7 +1,7 @@
 /** The products area's entry: what routers, activities, the worker and other areas use of it. */
 export { createAiGenerationService } from './ai-generation';
 export { completeAiRun, failAiRun, readPendingAiRun } from './ai-generation-run';
-export type { AiGenerationRun } from './ai-generation-run';
+export type { PendingAiRun } from './ai-generation-run';
 export { PRODUCT_EVENTS, emitProductUpdated, pageUrl, storefrontOf, toProductDto } from './dto';
 export type { ProductDto } from './dto';
 export { createProductFileService, removeDeletedFileBlob } from './files';
