@@ -1,5 +1,7 @@
+import type { Attributes, Transaction } from 'sequelize';
 import { CheckoutSession } from './models';
 import type { Statement } from './pagination';
+import { plainQueryIn } from './plain-query';
 
 /** Attributes stored as JSONB: bound as JSON text. */
 const JSON_ATTRIBUTES = new Set(['paymentMethods', 'lineItems', 'shippingAddress', 'metadata']);
@@ -45,4 +47,11 @@ export function checkoutSessionInsertStatement(values: Record<string, unknown>):
        RETURNING ${returningColumns()}`,
     values: keys.map((k) => (JSON_ATTRIBUTES.has(k) && values[k] !== null ? JSON.stringify(values[k]) : values[k])),
   };
+}
+
+/** Runs checkoutSessionInsertStatement in the caller's transaction, named and prepared: the stored row. */
+export async function insertCheckoutSessionRow(tx: Transaction, values: Record<string, unknown>): Promise<Attributes<CheckoutSession>> {
+  const { text, values: bind } = checkoutSessionInsertStatement(values);
+  const [row] = await plainQueryIn<Attributes<CheckoutSession>>(tx, text, bind);
+  return row!;
 }

@@ -1,10 +1,17 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
 import { selectColumns } from './columns';
 import { DiscountCode } from './models';
 import type { Statement } from './pagination';
+import { plainQuery } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /** Plain reads the discount rules share (domain/discounts/): own products, per-customer uses. */
+
+/** A discount-code row from the model or from a raw list page (where bigint columns arrive as strings). */
+export type DiscountCodeRow = Omit<Attributes<DiscountCode>, 'value' | 'minPurchaseAmount'> & {
+  value: number | string;
+  minPurchaseAmount: number | string | null;
+};
 
 /** Who used a code: a customer record, an e-mail, or both (either one matching counts as the same buyer). */
 export interface CustomerIdentity {
@@ -51,4 +58,9 @@ export function publicDiscountCodesStatement(tenant: Tenant, now: Date, limit: n
       LIMIT $4`,
     values: [tenant.accountId, tenant.environment, now, limit],
   };
+}
+
+/** Runs a statement built by publicDiscountCodesStatement, named and prepared. */
+export function readPublicDiscountCodeRows(sequelize: Sequelize, { text, values }: Statement): Promise<DiscountCodeRow[]> {
+  return plainQuery<DiscountCodeRow>(sequelize, text, values);
 }

@@ -3,7 +3,7 @@ import { selectColumns } from './columns';
 import { StockMovement, Variant, type Currency, type StockActorType, type StockMoveKind } from './models';
 import { connectionOf } from './outbox';
 import type { Statement } from './pagination';
-import type { PlainStatement } from './plain-query';
+import { plainQuery, type PlainStatement } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
@@ -66,6 +66,12 @@ export async function readVariant(sequelize: Sequelize, tenant: Tenant, id: stri
   return row;
 }
 
+/** A page of variants (variantReadStatement) as a named prepared statement, like every list page. */
+export function readVariantPage(sequelize: Sequelize, tenant: Tenant, filters: VariantReadFilters, limit: number): Promise<VariantReadRow[]> {
+  const { text, values } = variantReadStatement(tenant, filters, limit);
+  return plainQuery<VariantReadRow>(sequelize, text, values);
+}
+
 /** A buyer-facing variant of a published product, with its stock summed over the active warehouses. */
 export interface PublicVariantRow {
   id: string;
@@ -88,6 +94,11 @@ export function publicVariantsStatement(tenant: Tenant, productId: string): Stat
      ORDER BY v.is_default DESC, v.id`,
     values: [tenant.accountId, tenant.environment, productId],
   };
+}
+
+/** Runs a statement built by publicVariantsStatement, named and prepared: the storefront's product page sends it. */
+export function readPublicVariantRows(sequelize: Sequelize, { text, values }: Statement): Promise<PublicVariantRow[]> {
+  return plainQuery<PublicVariantRow>(sequelize, text, values);
 }
 
 /**
@@ -248,6 +259,12 @@ export function movementPageStatement(tenant: Tenant, filters: MovementFilters, 
   };
 }
 
+/** A page of movements (movementPageStatement), named and prepared. */
+export function readMovementPage(sequelize: Sequelize, tenant: Tenant, filters: MovementFilters, limit: number): Promise<MovementRow[]> {
+  const { text, values } = movementPageStatement(tenant, filters, limit);
+  return plainQuery<MovementRow>(sequelize, text, values);
+}
+
 /** A stock row of the GET stock answer: one per active warehouse, zeros where the variant was never moved. */
 export interface StockRow {
   warehouseId: string;
@@ -268,6 +285,12 @@ export function stockRowsStatement(tenant: Tenant, variantId: string): Statement
      ORDER BY w.is_default DESC, w.id`,
     values: [tenant.accountId, tenant.environment, variantId],
   };
+}
+
+/** The variant's stock rows (stockRowsStatement), named and prepared. */
+export function readStockRows(sequelize: Sequelize, tenant: Tenant, variantId: string): Promise<StockRow[]> {
+  const { text, values } = stockRowsStatement(tenant, variantId);
+  return plainQuery<StockRow>(sequelize, text, values);
 }
 
 /** A variant at or below its threshold, its stock summed over the active warehouses. */
@@ -303,6 +326,12 @@ export function lowStockStatement(tenant: Tenant, afterId: string | undefined, l
      LIMIT ${bind(limit)}`,
     values,
   };
+}
+
+/** A page of low-stock variants (lowStockStatement), named and prepared. */
+export function readLowStockPage(sequelize: Sequelize, tenant: Tenant, afterId: string | undefined, limit: number): Promise<LowStockRow[]> {
+  const { text, values } = lowStockStatement(tenant, afterId, limit);
+  return plainQuery<LowStockRow>(sequelize, text, values);
 }
 
 /** The least and greatest price delta of a product's active variants (undefined without any), to check a new product price against. */

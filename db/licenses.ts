@@ -1,5 +1,6 @@
 import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
 import type { License, LicenseStatus } from './models';
+import { plainQuery, type PlainStatement } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /** Plain SQL the licence rules share (domain/licenses/): reads with the activation count, issuing once, activation rows. */
@@ -109,3 +110,36 @@ export const INSERT_ACTIVATION_SQL = 'INSERT INTO license_activations (license_i
 export const DELETE_ACTIVATION_SQL = 'DELETE FROM license_activations WHERE license_id = $1 AND instance_id = $2 RETURNING 1';
 
 export const COUNT_ACTIVATIONS_SQL = 'SELECT count(*)::int AS activations FROM license_activations WHERE license_id = $1';
+
+/** The licence of a key as validate reads it, named and prepared; undefined for an unknown key. */
+export async function readLicenseValidation(sequelize: Sequelize, key: string): Promise<LicenseValidationRow | undefined> {
+  const [row] = await plainQuery<LicenseValidationRow>(sequelize, VALIDATE_LICENSE_SQL, [key]);
+  return row;
+}
+
+/** LOCK_LICENSE_SQL in a plain transaction (plainTransaction's `query`); undefined for an unknown key. */
+export async function lockLicense(query: PlainStatement, key: string): Promise<LockedLicense | undefined> {
+  const [license] = await query<LockedLicense>(LOCK_LICENSE_SQL, [key]);
+  return license;
+}
+
+/** ACTIVATION_STATE_SQL: the licence's activation count and whether the instance is among them. */
+export async function readActivationState(query: PlainStatement, licenseId: string, instanceId: string): Promise<{ activations: number; active: boolean }> {
+  const [state] = await query<{ activations: number; active: boolean }>(ACTIVATION_STATE_SQL, [licenseId, instanceId]);
+  return state!;
+}
+
+export async function insertActivation(query: PlainStatement, licenseId: string, instanceId: string): Promise<void> {
+  await query(INSERT_ACTIVATION_SQL, [licenseId, instanceId]);
+}
+
+/** Whether the instance was active (its row was deleted). */
+export async function deleteActivation(query: PlainStatement, licenseId: string, instanceId: string): Promise<boolean> {
+  const removed = await query(DELETE_ACTIVATION_SQL, [licenseId, instanceId]);
+  return removed.length > 0;
+}
+
+export async function countActivations(query: PlainStatement, licenseId: string): Promise<number> {
+  const [counted] = await query<{ activations: number }>(COUNT_ACTIVATIONS_SQL, [licenseId]);
+  return counted!.activations;
+}

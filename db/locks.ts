@@ -1,4 +1,4 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { connectionOf } from './outbox';
 
 /**
@@ -13,4 +13,9 @@ export async function lockAccount(tx: Transaction, accountId: string): Promise<v
     type: QueryTypes.SELECT,
     transaction: tx,
   });
+}
+
+/** Serialises the reconciliations of one workspace's system webhook endpoints (domain/webhooks/endpoints.ts), until the transaction ends. */
+export async function lockSystemWebhookEndpoints(sequelize: Sequelize, tx: Transaction, accountId: string): Promise<void> {
+  await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `webhook-system:${accountId}` }, transaction: tx });
 }

@@ -1,7 +1,8 @@
-import { QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
+import { literal, QueryTypes, type Attributes, type Sequelize, type Transaction } from 'sequelize';
 import { selectColumns } from './columns';
 import { Product, type ProductType } from './models';
 import type { Statement } from './pagination';
+import { plainQuery } from './plain-query';
 import type { Tenant } from './tenancy';
 
 /**
@@ -81,6 +82,46 @@ export async function readProduct(sequelize: Sequelize, tenant: Tenant, id: stri
   return row;
 }
 
+/**
+ * Runs a product read built by productReadStatement as a named prepared statement (db/plain-query.ts): the list
+ * pages and the public reads, where Sequelize's query pipeline is a measurable share of the request.
+ */
+export function readProductRows(sequelize: Sequelize, { text, values }: Statement): Promise<ProductReadRow[]> {
+  return plainQuery<ProductReadRow>(sequelize, text, values);
+}
+
+/**
+ * Whether the tenant has this live (non-archived) product, KEY SHARE-locking it until the transaction ends: it can
+ * then not be deleted before a row that links it commits, while its archival (which readers handle) is not blocked.
+ */
+export async function keyShareLiveProduct(sequelize: Sequelize, tenant: Tenant, productId: string, transaction: Transaction): Promise<boolean> {
+  const rows = await sequelize.query(
+    'SELECT id FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment AND NOT archived FOR KEY SHARE',
+    { replacements: { productId, accountId: tenant.accountId, environment: tenant.environment }, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The attribute of a row linking a product (`alias`.product_id, aliased as Sequelize names the model's table) that
+ * reads the product's id while it is live in the row's tenant, null once it is archived or gone.
+ */
+export function liveProductIdOf(alias: string): ReturnType<typeof literal> {
+  return literal(
+    `(SELECT p.id FROM products p WHERE p.id = ${alias}.product_id AND p.account_id = ${alias}.account_id
+                 AND p.environment = ${alias}.environment AND NOT p.archived)`,
+  );
+}
+
+/** The slug of the tenant's product while it is on sale (published, not archived); undefined otherwise. */
+export async function publishedProductSlug(sequelize: Sequelize, tenant: Tenant, id: string, transaction?: Transaction): Promise<string | undefined> {
+  const [row] = await sequelize.query<{ slug: string }>(
+    'SELECT slug FROM products WHERE id = :id AND account_id = :accountId AND environment = :environment AND published AND NOT archived',
+    { replacements: { id, accountId: tenant.accountId, environment: tenant.environment }, type: QueryTypes.SELECT, transaction },
+  );
+  return row?.slug;
+}
+
 const JSON_ATTRIBUTES = new Set(['coverImages', 'tags', 'metadata']);
 
 /**
@@ -104,4 +145,11 @@ export function productInsertStatement(values: Record<string, unknown>): Stateme
        RETURNING ${productColumns('')}`,
     values: keys.map((k) => (JSON_ATTRIBUTES.has(k) ? JSON.stringify(values[k]) : values[k])),
   };
+}
+
+/** Runs productInsertStatement: the stored row, or undefined when the slug is taken (the transaction stays usable). */
+export async function insertProductIfSlugFree(sequelize: Sequelize, tx: Transaction, values: Record<string, unknown>): Promise<ProductAttributes | undefined> {
+  const { text, values: bind } = productInsertStatement(values);
+  const [row] = await sequelize.query<ProductAttributes>(text, { bind, type: QueryTypes.SELECT, transaction: tx });
+  return row;
 }

@@ -7,10 +7,10 @@ import { connectTemporal } from '../../api/temporal-client';
 import { CART_PRODUCT_BY_SLUG_SQL, type CartProductRow } from '../../db/cart-products';
 import { checkoutSessionInsertStatement } from '../../db/checkout-sessions';
 import { createDatabase } from '../../db/connection';
+import { MERCHANT_SQL, type MerchantRow } from '../../db/merchants';
 import { PAYMENT_METHODS, type CheckoutSession } from '../../db/models';
 import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStartInsertStatement, type PendingWorkflowStart } from '../../db/workflow-starts';
 import { DEFAULT_CHECKOUT_LIFETIME_MS, describeLines, hostedCheckoutUrl } from '../../domain/checkout';
-import { MERCHANT_SQL, type Merchant } from '../../domain/storefront';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
 import { newId } from '../../lib/ids';
@@ -82,7 +82,7 @@ serveBare({}, async (pool, req, res) => {
   await limiter.consume(`${ip}:${slugHash}`);
   const body = await readJson(req);
 
-  const [merchant] = (await pool.query<Merchant>({ name: 'ceiling-merchant', text: MERCHANT_SQL, values: [merchantSlug] })).rows;
+  const [merchant] = (await pool.query<MerchantRow>({ name: 'ceiling-merchant', text: MERCHANT_SQL, values: [merchantSlug] })).rows;
   if (!merchant?.slug) return sendJson(res, 404, { error: 'RESOURCE_NOT_FOUND' });
   const tenant = { accountId: merchant.id, environment: 'live' as const };
 

@@ -12,6 +12,7 @@ import {
   warehouseDefaultsLockKey,
   type StockBalances,
 } from '../../db/inventory';
+import { MERCHANT_SQL } from '../../db/merchants';
 import { PAYMENT_METHODS } from '../../db/models';
 import {
   FULFILLMENT_ENABLED_SQL,
@@ -24,7 +25,6 @@ import type { Tenant } from '../../db/tenancy';
 import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStartInsertStatement, type PendingWorkflowStart } from '../../db/workflow-starts';
 import { DEFAULT_CHECKOUT_LIFETIME_MS, describeLines, hostedCheckoutUrl } from '../../domain/checkout';
 import { unitPriceOf } from '../../domain/inventory';
-import { MERCHANT_SQL } from '../../domain/storefront';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
 import { newId } from '../../lib/ids';

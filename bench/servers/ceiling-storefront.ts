@@ -3,12 +3,13 @@ import type { Pool } from 'pg';
 import { publicCacheHeaders } from '../../api/endpoint';
 import { CACHE_SECONDS } from '../../api/routes/storefront-public/router';
 import { createDatabase } from '../../db/connection';
+import { MERCHANT_SQL } from '../../db/merchants';
 import type { Statement } from '../../db/pagination';
 import type { ProductReadRow } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { toPublicDiscountCode, type DiscountCodeRow } from '../../domain/discounts';
 import { toProductDto } from '../../domain/products';
-import { MERCHANT_SQL, crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct, type Merchant, type PublicProduct } from '../../domain/storefront';
+import { crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct, type Merchant, type PublicProduct } from '../../domain/storefront';
 import { serveBare, sendJson } from './bare';
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Pool } from 'pg';
-import { ACTIVE_KEY_SQL, type ActiveKeyRow } from '../../domain/api-keys';
+import { ACTIVE_KEY_SQL, type ActiveKeyRow } from '../../db/api-keys';
 import { hashKey, hashesEqual } from '../../lib/api-key-secrets';
 
 /**

@@ -1,8 +1,8 @@
 import type { Transaction } from 'sequelize';
+import { readActiveKey } from '../../db/api-keys';
 import { ApiKey, type Environment, type KeyAccess } from '../../db/models';
 import { audit } from '../../db/outbox';
 import { listPage, type PageRequest } from '../../db/pagination';
-import { plainQuery } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { hashKey, hashesEqual, mintKey } from '../../lib/api-key-secrets';
 import { forbidden, notFound } from '../../lib/errors';
@@ -15,18 +15,6 @@ import { createKeyLookupCache } from './cache';
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export type ApiKeyRow = Pick<ApiKey, 'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
-
-/**
- * The key lookup, by hash. One round trip on every authenticated request (unless cached), so plain SQL selecting
- * only what AuthContext needs; exported so the bench's ceilings send the very same statement.
- */
-export const ACTIVE_KEY_SQL = `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
-                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
-                a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
-
-export type ActiveKeyRow = Omit<ActiveKey, 'account'> & Omit<WorkspaceSummary, 'id'>;
 
 export function toApiKeyDto(key: ApiKeyRow) {
   return {
@@ -99,7 +87,7 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
       const cached = cache.get(hash);
       if (cached) return cached;
       const generation = cache.generation();
-      const [row] = await plainQuery<ActiveKeyRow>(sequelize, ACTIVE_KEY_SQL, [hash]);
+      const row = await readActiveKey(sequelize, hash);
       if (!row || !hashesEqual(row.keyHash, hash)) return null;
       const key: ActiveKey = {
         id: row.id,

@@ -1,7 +1,6 @@
 import type { Transaction } from 'sequelize';
-import { checkoutSessionInsertStatement } from '../../db/checkout-sessions';
+import { insertCheckoutSessionRow } from '../../db/checkout-sessions';
 import { CheckoutSession, type CheckoutLineItem, type CheckoutSource, type PaymentMethod, type ShippingAddress } from '../../db/models';
-import { plainQueryIn } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { newId } from '../../lib/ids';
 import { workflowIds } from '../../workflows/messages';
@@ -69,7 +68,7 @@ export async function insertCheckoutSession(
   const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_CHECKOUT_LIFETIME_MS);
   // A plain INSERT of every column (a model instance's build, validation and hooks cost more than the statement),
   // the row then taken into an instance for the callers.
-  const insert = checkoutSessionInsertStatement({
+  const row = await insertCheckoutSessionRow(tx, {
     id: newId('cs'),
     ...tenantWhere(tenant),
     source: input.source,
@@ -94,8 +93,7 @@ export async function insertCheckoutSession(
     metadata: input.metadata ?? {},
     backend: input.backend,
   });
-  const [row] = await plainQueryIn<CheckoutSession>(tx, insert.text, insert.values);
-  const session = CheckoutSession.build(row!, { raw: true, isNewRecord: false });
+  const session = CheckoutSession.build(row, { raw: true, isNewRecord: false });
   const workflowId = await recordStart(tx, tenant, {
     workflowType: 'checkoutSession',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: expiresAt.toISOString() },

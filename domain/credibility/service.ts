@@ -1,4 +1,5 @@
-import { literal, QueryTypes, type FindAttributeOptions, type Transaction } from 'sequelize';
+import type { FindAttributeOptions, Transaction } from 'sequelize';
+import { keyShareLiveProduct, liveProductIdOf } from '../../db/products';
 import { tenantWhere } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -21,15 +22,7 @@ export function createCredibilityService({ sequelize }: Pick<ServiceDeps, 'seque
   const attributes: FindAttributeOptions | undefined = def.linksProduct
     ? {
         exclude: ['productId'],
-        include: [
-          [
-            literal(
-              `(SELECT p.id FROM products p WHERE p.id = ${alias}.product_id AND p.account_id = ${alias}.account_id
-                 AND p.environment = ${alias}.environment AND NOT p.archived)`,
-            ),
-            'productId',
-          ],
-        ],
+        include: [[liveProductIdOf(alias), 'productId']],
       }
     : undefined;
   const outputKeys = Object.keys(def.output);
@@ -53,13 +46,7 @@ export function createCredibilityService({ sequelize }: Pick<ServiceDeps, 'seque
   async function assertOwnProduct(auth: AuthContext, changes: CredibilityChanges, transaction: Transaction): Promise<void> {
     const productId = changes.productId;
     if (!def.linksProduct || typeof productId !== 'string') return;
-    const rows = await sequelize.query(
-      `SELECT id FROM products
-        WHERE id = :productId AND account_id = :accountId AND environment = :environment AND NOT archived
-        FOR KEY SHARE`,
-      { type: QueryTypes.SELECT, replacements: { productId, ...tenantWhere(auth) }, transaction },
-    );
-    if (rows.length === 0) {
+    if (!(await keyShareLiveProduct(sequelize, auth, productId, transaction))) {
       throw validationError('productId: no such product in this workspace', [
         { field: 'productId', message: 'no product with this id exists in this workspace' },
       ]);

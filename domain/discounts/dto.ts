@@ -1,11 +1,6 @@
-import type { Attributes } from 'sequelize';
-import type { DiscountCode } from '../../db/models';
+import type { DiscountCodeRow } from '../../db/discounts';
 
-/** A discount-code row from the model or from a raw list page (where bigint columns arrive as strings). */
-export type DiscountCodeRow = Omit<Attributes<DiscountCode>, 'value' | 'minPurchaseAmount'> & {
-  value: number | string;
-  minPurchaseAmount: number | string | null;
-};
+export type { DiscountCodeRow };
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 

@@ -1,8 +1,8 @@
 import { decodeCursor, toListPage } from '../../db/cursor';
-import { lowStockStatement, movementPageStatement, stockRowsStatement, type LowStockRow, type MovementRow, type StockRow } from '../../db/inventory';
+import { readLowStockPage, readMovementPage, readStockRows } from '../../db/inventory';
 import { Variant, Warehouse } from '../../db/models';
 import type { PageRequest } from '../../db/pagination';
-import { plainQuery, plainTransaction } from '../../db/plain-query';
+import { plainTransaction } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import { stockActor, type AuthContext } from '../auth-context';
@@ -30,8 +30,7 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
     async stock(auth: AuthContext, variantId: string) {
       const tenant = tenantWhere(auth);
       await assertVariant(tenant, variantId);
-      const { text, values } = stockRowsStatement(tenant, variantId);
-      return (await plainQuery<StockRow>(sequelize, text, values)).map(toStockRowDto);
+      return (await readStockRows(sequelize, tenant, variantId)).map(toStockRowDto);
     },
 
     /**
@@ -60,18 +59,19 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
       const tenant = tenantWhere(auth);
       if (query.variantId !== undefined) await assertVariant(tenant, query.variantId);
       if (query.warehouseId !== undefined && (await Warehouse.count({ where: { id: query.warehouseId, ...tenant } })) === 0) throw warehouseNotFound();
-      const { text, values } = movementPageStatement(
+      const rows = await readMovementPage(
+        sequelize,
         tenant,
         { variantId: query.variantId, warehouseId: query.warehouseId, afterId: decodeCursor(query.cursor, 'mvt') },
         query.limit + 1,
       );
-      return toListPage(await plainQuery<MovementRow>(sequelize, text, values), query.limit, toMovementDto);
+      return toListPage(rows, query.limit, toMovementDto);
     },
 
     /** Variants at or below their threshold, stock summed over the active warehouses; newest variant first. */
     async lowStock(auth: AuthContext, page: PageRequest) {
-      const { text, values } = lowStockStatement(tenantWhere(auth), decodeCursor(page.cursor, 'var'), page.limit + 1);
-      return toListPage(await plainQuery<LowStockRow>(sequelize, text, values), page.limit, toLowStockDto);
+      const rows = await readLowStockPage(sequelize, tenantWhere(auth), decodeCursor(page.cursor, 'var'), page.limit + 1);
+      return toListPage(rows, page.limit, toLowStockDto);
     },
   };
 }

@@ -1,9 +1,8 @@
 import type { Transaction } from 'sequelize';
 import { toListPage, decodeCursor } from '../../db/cursor';
-import { readVariant, variantReadStatement, type VariantReadRow } from '../../db/inventory';
+import { readVariant, readVariantPage } from '../../db/inventory';
 import { Product, Variant } from '../../db/models';
 import { emit } from '../../db/outbox';
-import { plainQuery } from '../../db/plain-query';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -93,12 +92,7 @@ export function createVariantService({ sequelize, config }: Pick<ServiceDeps, 's
 
     /** Active variants, newest first, of one product or of all. */
     async list(auth: AuthContext, query: VariantListQuery) {
-      const { text, values } = variantReadStatement(
-        tenantWhere(auth),
-        { productId: query.productId, afterId: decodeCursor(query.cursor, 'var') },
-        query.limit + 1,
-      );
-      const rows = await plainQuery<VariantReadRow>(sequelize, text, values);
+      const rows = await readVariantPage(sequelize, tenantWhere(auth), { productId: query.productId, afterId: decodeCursor(query.cursor, 'var') }, query.limit + 1);
       return toListPage(rows, query.limit, toVariantDto);
     },
 

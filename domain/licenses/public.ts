@@ -1,14 +1,13 @@
 import {
-  ACTIVATION_STATE_SQL,
-  COUNT_ACTIVATIONS_SQL,
-  DELETE_ACTIVATION_SQL,
-  INSERT_ACTIVATION_SQL,
-  LOCK_LICENSE_SQL,
-  VALIDATE_LICENSE_SQL,
-  type LicenseValidationRow,
+  countActivations,
+  deleteActivation,
+  insertActivation,
+  lockLicense,
+  readActivationState,
+  readLicenseValidation,
   type LockedLicense,
 } from '../../db/licenses';
-import { plainQuery, plainTransaction, type PlainStatement } from '../../db/plain-query';
+import { plainTransaction, type PlainStatement } from '../../db/plain-query';
 import { AppError, notFound } from '../../lib/errors';
 import type { ServiceDeps } from '../service-deps';
 import { licenseStatus } from './status';
@@ -30,7 +29,7 @@ export interface LicenseValidation {
 export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'sequelize'>) {
   /** The licence under a row lock, so activations and deactivations of one key run one at a time; revoked is not found. */
   async function lockUsable(query: PlainStatement, key: string): Promise<LockedLicense> {
-    const [license] = await query<LockedLicense>(LOCK_LICENSE_SQL, [key]);
+    const license = await lockLicense(query, key);
     if (!license || licenseStatus(license) === 'revoked') throw notFound('Licence');
     return license;
   }
@@ -41,7 +40,7 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
      * or one of another product; an expired licence is `valid: false` with its figures, so software can say why.
      */
     async validate(key: string, productId?: string): Promise<LicenseValidation> {
-      const [row] = await plainQuery<LicenseValidationRow>(sequelize, VALIDATE_LICENSE_SQL, [key]);
+      const row = await readLicenseValidation(sequelize, key);
       const status = row && licenseStatus(row);
       if (!row || status === 'revoked' || (productId !== undefined && row.productId !== productId)) {
         return { valid: false, key, productId: null, activations: null, maxActivations: null, expiresAt: null };
@@ -64,14 +63,13 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
       return plainTransaction(sequelize, async (query) => {
         const license = await lockUsable(query, key);
         if (licenseStatus(license) === 'expired') throw new AppError('SUBSCRIPTION_INACTIVE', 'This licence has expired');
-        const [state] = await query<{ activations: number; active: boolean }>(ACTIVATION_STATE_SQL, [license.id, instanceId]);
-        const { activations, active } = state!;
+        const { activations, active } = await readActivationState(query, license.id, instanceId);
         const answer = { activated: true, key, maxActivations: license.maxActivations, instanceId };
         if (active) return { ...answer, activations, alreadyActive: true };
         if (activations >= license.maxActivations) {
           throw new AppError('ACTIVATION_LIMIT_REACHED', `This licence is active on ${activations} of ${license.maxActivations} instances; deactivate one first`);
         }
-        await query(INSERT_ACTIVATION_SQL, [license.id, instanceId]);
+        await insertActivation(query, license.id, instanceId);
         return { ...answer, activations: activations + 1, alreadyActive: false };
       });
     },
@@ -80,9 +78,9 @@ export function createPublicLicenseService({ sequelize }: Pick<ServiceDeps, 'seq
     async deactivate(key: string, instanceId: string) {
       return plainTransaction(sequelize, async (query) => {
         const license = await lockUsable(query, key);
-        const removed = await query(DELETE_ACTIVATION_SQL, [license.id, instanceId]);
-        const [counted] = await query<{ activations: number }>(COUNT_ACTIVATIONS_SQL, [license.id]);
-        return { deactivated: true, key, activations: counted!.activations, instanceId, alreadyDeactivated: removed.length === 0 };
+        const removed = await deleteActivation(query, license.id, instanceId);
+        const activations = await countActivations(query, license.id);
+        return { deactivated: true, key, activations, instanceId, alreadyDeactivated: !removed };
       });
     },
   };

@@ -1,6 +1,7 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { appendLedgerEntry, pendingOfSession } from '../../db/ledger';
 import type { Environment } from '../../db/models';
+import { checkoutCreditDue, lockSessionCurrency, settledAmountOf } from '../../db/settlements';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import type { Config } from '../../lib/config';
 import { newId } from '../../lib/ids';
@@ -38,13 +39,7 @@ export async function settlementSchedule(
   tenant: Tenant,
   sessionId: string,
 ): Promise<SettlementSchedule | null> {
-  const [credit] = await sequelize.query<{ dueAt: Date; waitMs: number }>(
-    `SELECT created_at + make_interval(secs => $4::float8 / 1000) AS "dueAt",
-            greatest(0, ceil(extract(epoch FROM created_at + make_interval(secs => $4::float8 / 1000) - now()) * 1000))::float8 AS "waitMs"
-       FROM balance_transactions
-      WHERE checkout_session_id = $1 AND type = 'checkout_credit' AND account_id = $2 AND environment = $3`,
-    { bind: [sessionId, tenant.accountId, tenant.environment, settlementDelayMs(config, tenant.environment)], type: QueryTypes.SELECT },
-  );
+  const credit = await checkoutCreditDue(sequelize, tenant, sessionId, settlementDelayMs(config, tenant.environment));
   return credit ? { dueAt: credit.dueAt.toISOString(), waitMs: credit.waitMs } : null;
 }
 
@@ -56,16 +51,10 @@ export async function settlementSchedule(
  */
 export async function settleCheckoutCredit(sequelize: Sequelize, tenant: Tenant, sessionId: string): Promise<SettlementResult> {
   return sequelize.transaction(async (tx) => {
-    const [session] = await sequelize.query<{ currency: string }>(
-      'SELECT currency FROM checkout_sessions WHERE id = $1 AND account_id = $2 AND environment = $3 FOR UPDATE',
-      { bind: [sessionId, tenant.accountId, tenant.environment], type: QueryTypes.SELECT, transaction: tx },
-    );
-    if (!session) throw new Error(`checkout session ${sessionId} does not exist in ${tenant.accountId}/${tenant.environment}`);
-    const [done] = await sequelize.query<{ availableDelta: string }>(
-      `SELECT available_delta AS "availableDelta" FROM balance_transactions WHERE type = 'settlement' AND source_id = $1`,
-      { bind: [sessionId], type: QueryTypes.SELECT, transaction: tx },
-    );
-    if (done) return { settledAmount: Number(done.availableDelta), currency: session.currency };
+    const currency = await lockSessionCurrency(sequelize, tx, tenant, sessionId);
+    if (currency === undefined) throw new Error(`checkout session ${sessionId} does not exist in ${tenant.accountId}/${tenant.environment}`);
+    const settled = await settledAmountOf(sequelize, tx, sessionId);
+    if (settled !== undefined) return { settledAmount: settled, currency };
     const pending = Math.max(await pendingOfSession(tx, sessionId), 0);
     if (pending > 0) {
       await appendLedgerEntry(tx, tenant, {
@@ -73,11 +62,11 @@ export async function settleCheckoutCredit(sequelize: Sequelize, tenant: Tenant,
         type: 'settlement',
         sourceId: sessionId,
         checkoutSessionId: sessionId,
-        currency: session.currency,
+        currency,
         pendingDelta: -pending,
         availableDelta: pending,
       });
     }
-    return { settledAmount: pending, currency: session.currency };
+    return { settledAmount: pending, currency };
   });
 }

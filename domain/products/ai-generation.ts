@@ -1,7 +1,7 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { countAiRunsThisMonth, insertAiRun, markProductGenerating, readAiStatus } from '../../db/ai-generation';
 import { lockAccount } from '../../db/locks';
 import type { AiStatus, Plan } from '../../db/models';
-import { connectionOf } from '../../db/outbox';
 import type { Tenant } from '../../db/tenancy';
 import { notFound, quotaExceeded } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -34,14 +34,10 @@ export interface AiGenerationService {
 export function createAiGenerationService(deps: Pick<ServiceDeps, 'sequelize' | 'starters' | 'logger'>): AiGenerationService {
   return {
     async reserve(tx, tenant, plan, productId, currentStatus) {
-      const db = connectionOf(tx);
       const scope = { accountId: tenant.accountId, environment: tenant.environment, productId };
       let aiStatus = currentStatus;
       if (aiStatus === undefined) {
-        const [product] = await db.query<{ ai_status: AiStatus | null }>(
-          `SELECT ai_status FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
-          { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
-        );
+        const product = await readAiStatus(tx, scope);
         if (!product) throw notFound('Product');
         aiStatus = product.ai_status;
       }
@@ -53,27 +49,14 @@ export function createAiGenerationService(deps: Pick<ServiceDeps, 'sequelize' | 
       // service's quota lock: it does not conflict with the key-share locks foreign keys take, so two creates
       // that each inserted a product (key-sharing the account) cannot deadlock upgrading to this lock.
       await lockAccount(tx, tenant.accountId);
-      const [usage] = await db.query<{ used: number }>(
-        `SELECT count(*)::int AS used FROM ai_generation_runs
-          WHERE account_id = :accountId AND environment = :environment
-            AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
-        { replacements: scope, type: QueryTypes.SELECT, transaction: tx },
-      );
+      const used = await countAiRunsThisMonth(tx, scope);
       const limit = planLimits(plan).aiGenerationsPerMonth;
-      if ((usage?.used ?? 0) >= limit) {
+      if (used >= limit) {
         throw quotaExceeded(`Monthly AI generation quota of ${limit} runs for the ${plan} plan is used up`);
       }
 
-      await db.query(
-        `INSERT INTO ai_generation_runs (id, account_id, environment, product_id)
-         VALUES (:id, :accountId, :environment, :productId)`,
-        { replacements: { ...scope, id: newId('aigen') }, type: QueryTypes.INSERT, transaction: tx },
-      );
-      await db.query(
-        `UPDATE products SET ai_status = 'generating', ai_generated = true, updated_at = now()
-          WHERE id = :productId AND account_id = :accountId AND environment = :environment`,
-        { replacements: scope, type: QueryTypes.UPDATE, transaction: tx },
-      );
+      await insertAiRun(tx, scope, newId('aigen'));
+      await markProductGenerating(tx, scope);
       await recordStart(tx, tenant, { workflowType: 'aiGeneration', input: scope });
       return 'reserved';
     },

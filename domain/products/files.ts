@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline, Transform } from 'node:stream';
 import busboy from 'busboy';
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { lockAccount } from '../../db/locks';
 import { Product, ProductFile, type ProductFileSource } from '../../db/models';
-import { tenantWhere, type Tenant } from '../../db/tenancy';
+import { fileRowReferences, storageUsed, storageUsedForLiveProduct } from '../../db/product-files';
+import { tenantWhere } from '../../db/tenancy';
 import { AppError, notFound, quotaExceeded, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { planLimits } from '../../lib/plan-limits';
@@ -111,14 +112,6 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
 }
 
 export function createProductFileService({ sequelize, storage, starters, config, logger }: Pick<ServiceDeps, 'sequelize' | 'storage' | 'starters' | 'config' | 'logger'>) {
-  async function storageUsed(tx: Transaction, tenant: Tenant): Promise<number> {
-    const [row] = await sequelize.query<{ used: string }>(
-      'SELECT COALESCE(SUM(file_size), 0) AS used FROM product_files WHERE account_id = :accountId AND environment = :environment',
-      { replacements: { ...tenant }, type: QueryTypes.SELECT, transaction: tx },
-    );
-    return Number(row?.used ?? 0);
-  }
-
   /**
    * Inserts the row under the account lock, re-checking the storage quota there (uploads stream without a
    * lock, so two may each have fitted alone), and emits product.updated in the same transaction.
@@ -130,7 +123,7 @@ export function createProductFileService({ sequelize, storage, starters, config,
       if (!product) throw notFound('Product');
       await lockAccount(tx, auth.accountId);
       const limit = planLimits(auth.account.plan).storageBytes;
-      if ((await storageUsed(tx, tenant)) + file.fileSize > limit) throw storageQuotaExceeded(auth, limit);
+      if ((await storageUsed(sequelize, tx, tenant)) + file.fileSize > limit) throw storageQuotaExceeded(auth, limit);
       const row = await ProductFile.create({ id: newId('file'), ...tenant, productId, ...file }, { transaction: tx });
       await emitProductUpdated(tx, tenant, storefrontOf(auth, config), productId);
       return toFileDto(row);
@@ -142,14 +135,10 @@ export function createProductFileService({ sequelize, storage, starters, config,
     async upload(auth: AuthContext, productId: string, req: IncomingMessage) {
       const tenant = tenantWhere(auth);
       // Before reading a byte: a missing product is 404 at once, and the remaining quota bounds the stream.
-      const [product] = await sequelize.query<{ used: string }>(
-        `SELECT (SELECT COALESCE(SUM(file_size), 0) FROM product_files WHERE account_id = :accountId AND environment = :environment) AS used
-           FROM products WHERE id = :id AND account_id = :accountId AND environment = :environment AND NOT archived`,
-        { replacements: { ...tenant, id: productId }, type: QueryTypes.SELECT },
-      );
-      if (!product) throw notFound('Product');
+      const used = await storageUsedForLiveProduct(sequelize, tenant, productId);
+      if (used === undefined) throw notFound('Product');
       const limit = planLimits(auth.account.plan).storageBytes;
-      const remaining = limit - Number(product.used);
+      const remaining = limit - used;
       if (remaining <= 0) throw storageQuotaExceeded(auth, limit);
       const upload = await receiveUpload(
         req,
@@ -201,3 +190,16 @@ export function createProductFileService({ sequelize, storage, starters, config,
 }
 
 export type ProductFileService = ReturnType<typeof createProductFileService>;
+
+/**
+ * The file-cleanup workflow's step: removes a deleted file's blob. Keeps it while a row still points at it (the
+ * deleting transaction did not commit). Idempotent: a blob already gone is success.
+ */
+export async function removeDeletedFileBlob(
+  { sequelize, storage }: { sequelize: Sequelize; storage: BlobStorage },
+  file: { fileId: string; storageKey: string },
+): Promise<'removed' | 'kept'> {
+  if (await fileRowReferences(sequelize, file)) return 'kept';
+  await storage.remove(file.storageKey);
+  return 'removed';
+}

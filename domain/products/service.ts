@@ -1,10 +1,9 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { Product, ProductFile, type ProductType } from '../../db/models';
 import { decodeCursor, toListPage } from '../../db/cursor';
 import { priceDeltaRange } from '../../db/inventory';
 import { audit, emit } from '../../db/outbox';
-import { plainQuery } from '../../db/plain-query';
-import { productInsertStatement, productReadStatement, readProduct, type ProductAttributes, type ProductReadRow } from '../../db/products';
+import { insertProductIfSlugFree, productReadStatement, readProduct, readProductRows, type ProductAttributes } from '../../db/products';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -46,13 +45,6 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
     if (issue) throw validationError(`price: a variant would be refused: ${issue}`, [{ field: 'price', message: issue }]);
   }
 
-  /** The stored row, or undefined when the slug is taken (the transaction stays usable). */
-  async function insertIfSlugFree(tx: Transaction, values: Record<string, unknown>): Promise<ProductAttributes | undefined> {
-    const { text, values: bind } = productInsertStatement(values);
-    const [row] = await sequelize.query<ProductAttributes>(text, { bind, type: QueryTypes.SELECT, transaction: tx });
-    return row;
-  }
-
   async function insertProduct(tx: Transaction, auth: AuthContext, input: CreateProductBody): Promise<ProductAttributes> {
     const { aiGenerate: _aiGenerate, slug, preorderShipsFrom, ...fields } = input;
     const values = {
@@ -62,14 +54,14 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
       preorderShipsFrom: preorderShipsFrom ? new Date(preorderShipsFrom) : preorderShipsFrom,
     };
     if (slug !== undefined) {
-      const row = await insertIfSlugFree(tx, { ...values, slug });
+      const row = await insertProductIfSlugFree(sequelize, tx, { ...values, slug });
       if (!row) throw validationError(`slug "${slug}" is already used by another product`, [{ field: 'slug', message: 'already used' }]);
       return row;
     }
     // Derived from the name; taken (in this workspace and environment, archived products included) → suffixed.
     const base = slugify(input.name);
     for (let candidate = base, attempt = 0; attempt < SLUG_ATTEMPTS; candidate = withTimestampSuffix(base), attempt += 1) {
-      const row = await insertIfSlugFree(tx, { ...values, slug: candidate });
+      const row = await insertProductIfSlugFree(sequelize, tx, { ...values, slug: candidate });
       if (row) return row;
     }
     throw new Error(`no free slug for "${base}" after ${SLUG_ATTEMPTS} attempts`);
@@ -103,13 +95,15 @@ export function createProductService({ sequelize, config }: Pick<ServiceDeps, 's
         if (published === false) return { data: [], nextCursor: null };
         published = true;
       }
-      const { text, values } = productReadStatement(
-        tenantWhere(auth),
-        { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod'), ...(query.archivedOnly === true && auth.access === 'secret' ? { archived: 'only' as const } : {}) },
-        query.limit + 1,
-      );
       // A named prepared statement, like every list page (docs/decisions/data-access.md).
-      const rows = await plainQuery<ProductReadRow>(sequelize, text, values);
+      const rows = await readProductRows(
+        sequelize,
+        productReadStatement(
+          tenantWhere(auth),
+          { published, type: query.type, afterId: decodeCursor(query.cursor, 'prod'), ...(query.archivedOnly === true && auth.access === 'secret' ? { archived: 'only' as const } : {}) },
+          query.limit + 1,
+        ),
+      );
       const audience: Audience = auth.access === 'publishable' ? 'buyer' : 'merchant';
       const storefront = storefrontOf(auth, config);
       return toListPage(rows, query.limit, (row) => toProductDto(row, row.files, storefront, audience));

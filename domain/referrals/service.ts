@@ -1,7 +1,8 @@
-import { col, fn, Op, QueryTypes, UniqueConstraintError, where, type Transaction } from 'sequelize';
+import { col, fn, Op, UniqueConstraintError, where, type Transaction } from 'sequelize';
 import { ReferralLink } from '../../db/models';
-import { connectionOf } from '../../db/outbox';
 import { listPage, type PageRequest } from '../../db/pagination';
+import { keyShareLiveProduct, publishedProductSlug } from '../../db/products';
+import { creditReferralConversion, upsertReferralCapture } from '../../db/referrals';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, notFound, validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -42,24 +43,16 @@ function findActiveLink(tenant: Tenant, code: string, transaction?: Transaction)
  * or inactive code counts nothing (the checkout still completes). Returns whether a link was credited.
  */
 export async function recordReferralConversion(tx: Transaction, tenant: Tenant, code: string): Promise<boolean> {
-  const [rows] = await connectionOf(tx).query(
-    `UPDATE referral_links SET conversions = conversions + 1, updated_at = now()
-      WHERE account_id = :accountId AND environment = :environment AND lower(code) = lower(:code) AND active
-      RETURNING id`,
-    { replacements: { ...tenantWhere(tenant), code }, transaction: tx },
-  );
-  return (rows as unknown[]).length > 0;
+  return creditReferralConversion(tx, tenant, code);
 }
 
 export function createReferralLinkService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
   /** A target must be a live (non-archived) product of the same workspace and environment. */
   async function assertOwnProduct(tenant: Tenant, productId: string | null | undefined, transaction: Transaction) {
     if (!productId) return;
-    const rows = await sequelize.query(
-      'SELECT id FROM products WHERE id = :productId AND account_id = :accountId AND environment = :environment AND NOT archived FOR KEY SHARE',
-      { replacements: { productId, ...tenantWhere(tenant) }, type: QueryTypes.SELECT, transaction },
-    );
-    if (rows.length === 0) throw validationError('targetProductId: no such product in this workspace', [{ field: 'targetProductId', message: 'no such product' }]);
+    if (!(await keyShareLiveProduct(sequelize, tenant, productId, transaction))) {
+      throw validationError('targetProductId: no such product in this workspace', [{ field: 'targetProductId', message: 'no such product' }]);
+    }
   }
 
   async function locked(auth: AuthContext, id: string, transaction: Transaction): Promise<ReferralLink> {
@@ -117,16 +110,11 @@ export function createReferralLinkService({ sequelize, config }: Pick<ServiceDep
       return sequelize.transaction(async (transaction) => {
         const link = await findActiveLink(tenant, code, transaction);
         if (!link) throw notFound('Referral link');
-        const [target] = link.targetProductId
-          ? await sequelize.query<{ slug: string }>(
-              'SELECT slug FROM products WHERE id = :id AND account_id = :accountId AND environment = :environment AND published AND NOT archived',
-              { replacements: { id: link.targetProductId, ...tenantWhere(tenant) }, type: QueryTypes.SELECT, transaction },
-            )
-          : [];
+        const targetSlug = link.targetProductId ? await publishedProductSlug(sequelize, tenant, link.targetProductId, transaction) : undefined;
         await link.increment('clicks', { transaction });
         const base = `${config.PUBLIC_BASE_URL}/${merchant.slug}`;
         // A target that is no longer on sale leads to the landing page rather than to a dead end.
-        return { code: link.code, productSlug: target?.slug ?? null, targetUrl: target ? `${base}/${target.slug}` : base };
+        return { code: link.code, productSlug: targetSlug ?? null, targetUrl: targetSlug !== undefined ? `${base}/${targetSlug}` : base };
       });
     },
 
@@ -139,15 +127,9 @@ export function createReferralLinkService({ sequelize, config }: Pick<ServiceDep
       return sequelize.transaction(async (transaction) => {
         const link = await findActiveLink(tenant, input.code, transaction);
         if (!link) throw notFound('Referral link');
-        const [rows] = await sequelize.query(
-          `INSERT INTO referral_captures (referral_link_id, visitor_id, account_id, environment) VALUES (:linkId, :visitorId, :accountId, :environment)
-           ON CONFLICT (referral_link_id, visitor_id) DO UPDATE SET captured_at = now()
-           RETURNING captured_at AS "capturedAt", (xmax = 0) AS inserted`,
-          { replacements: { linkId: link.id, visitorId: input.visitorId, ...tenantWhere(tenant) }, transaction },
-        );
-        const [captured] = rows as { capturedAt: Date; inserted: boolean }[];
-        if (captured!.inserted) await link.increment('captures', { transaction });
-        const capturedAt = new Date(captured!.capturedAt);
+        const captured = await upsertReferralCapture(sequelize, tenant, { linkId: link.id, visitorId: input.visitorId }, transaction);
+        if (captured.inserted) await link.increment('captures', { transaction });
+        const capturedAt = new Date(captured.capturedAt);
         return {
           code: link.code,
           visitorId: input.visitorId,

@@ -1,4 +1,4 @@
-import { tenantWhere } from '../../db/tenancy';
+import { hasEmailSuppression, insertEmailSuppression, insertStorefrontEvent } from '../../db/storefront-activity';
 import { requireEncryptionKey } from '../../lib/config';
 import { validationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -19,10 +19,7 @@ export function createStorefrontActivityService({ sequelize, config }: Pick<Serv
       const { merchantSlug, event, visitorId, ...data } = input;
       const { tenant } = await resolveStorefront(sequelize, merchantSlug, auth);
       const id = newId('sev');
-      await sequelize.query(
-        'INSERT INTO storefront_events (id, account_id, environment, event, visitor_id, data) VALUES (:id, :accountId, :environment, :event, :visitorId, :data)',
-        { replacements: { id, ...tenantWhere(tenant), event, visitorId: visitorId ?? null, data: JSON.stringify(data) } },
-      );
+      await insertStorefrontEvent(sequelize, tenant, { id, event, visitorId: visitorId ?? null, data });
       return { accepted: true, id };
     },
 
@@ -37,19 +34,12 @@ export function createStorefrontActivityService({ sequelize, config }: Pick<Serv
       if (!payload || typeof payload.a !== 'string' || typeof payload.e !== 'string') {
         throw validationError('token: not a valid unsubscribe link', [{ field: 'token', message: 'invalid or tampered' }]);
       }
-      await sequelize.query(
-        `INSERT INTO email_suppressions (account_id, email, reason) SELECT id, :email, :reason FROM accounts WHERE id = :accountId
-         ON CONFLICT DO NOTHING`,
-        { replacements: { accountId: payload.a, email: payload.e, reason: ABANDONED_CART_SUPPRESSION } },
-      );
+      await insertEmailSuppression(sequelize, { accountId: payload.a, email: payload.e, reason: ABANDONED_CART_SUPPRESSION });
       return { unsubscribed: true, email: payload.e };
     },
 
     async isSuppressed(accountId: string, email: string): Promise<boolean> {
-      const [rows] = await sequelize.query('SELECT 1 FROM email_suppressions WHERE account_id = :accountId AND email = :email AND reason = :reason', {
-        replacements: { accountId, email: email.toLowerCase(), reason: ABANDONED_CART_SUPPRESSION },
-      });
-      return (rows as unknown[]).length > 0;
+      return hasEmailSuppression(sequelize, { accountId, email: email.toLowerCase(), reason: ABANDONED_CART_SUPPRESSION });
     },
   };
 }

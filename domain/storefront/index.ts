@@ -7,7 +7,7 @@ export type { PageMerchant } from './branding';
 export { FEED_CHANNELS, createChannelFeedService } from './feeds';
 export { localPaymentMethods, manualInstructionsFor } from './manual-payment';
 export type { ManualPaymentInstructions } from './manual-payment';
-export { GLOBAL_STOREFRONT_SEGMENTS, MERCHANT_SQL, resolveStorefront, slugOfCustomDomain } from './merchant';
+export { GLOBAL_STOREFRONT_SEGMENTS, resolveStorefront, slugOfCustomDomain } from './merchant';
 export type { Merchant } from './merchant';
 export { createPublicStorefrontService, crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct } from './public';
 export type { PublicProduct } from './public';

@@ -1,13 +1,12 @@
-import { publicDiscountCodesStatement } from '../../db/discounts';
-import { publicVariantsStatement, type PublicVariantRow } from '../../db/inventory';
+import { publicDiscountCodesStatement, readPublicDiscountCodeRows } from '../../db/discounts';
+import { publicVariantsStatement, readPublicVariantRows, type PublicVariantRow } from '../../db/inventory';
 import type { Statement } from '../../db/pagination';
-import { plainQuery } from '../../db/plain-query';
-import { productReadStatement, type ProductReadRow } from '../../db/products';
+import { productReadStatement, readProductRows } from '../../db/products';
 import type { Tenant } from '../../db/tenancy';
 import { notFound } from '../../lib/errors';
 import type { AuthContext } from '../auth-context';
 import { quoteDiscount, type CheckoutCartItem } from '../pricing';
-import { toPublicDiscountCode, type DiscountCodeRow, type DiscountValidation } from '../discounts';
+import { toPublicDiscountCode, type DiscountValidation } from '../discounts';
 import { toProductDto, type ProductDto } from '../products';
 import type { ServiceDeps } from '../service-deps';
 import { findMerchant, resolveStorefront, type Merchant } from './merchant';
@@ -111,21 +110,19 @@ export const publicReadStatements = {
 export function createPublicStorefrontService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
   const storefrontOf = (merchant: Merchant) => ({ workspaceSlug: merchant.slug, baseUrl: config.PUBLIC_BASE_URL });
 
-  async function publicProducts(merchant: Merchant, { text, values }: Statement): Promise<PublicProduct[]> {
-    const rows = await plainQuery<ProductReadRow>(sequelize, text, values);
+  async function publicProducts(merchant: Merchant, statement: Statement): Promise<PublicProduct[]> {
+    const rows = await readProductRows(sequelize, statement);
     return rows.map((row) => toPublicProduct(toProductDto(row, row.files, storefrontOf(merchant), 'buyer')));
   }
 
   async function publicVariants(tenant: Tenant, product: PublicProduct, withStock: boolean): Promise<PublicVariant[]> {
-    const { text, values } = publicReadStatements.variants(tenant, product.id);
-    const rows = await plainQuery<PublicVariantRow>(sequelize, text, values);
+    const rows = await readPublicVariantRows(sequelize, publicReadStatements.variants(tenant, product.id));
     return rows.map((row) => toPublicVariant(row, product.price, withStock));
   }
 
   /** The codes the merchant lists publicly that a buyer can use now: active, public and inside their window. */
   async function listedDiscountCodes(tenant: Tenant) {
-    const { text, values } = publicReadStatements.discountCodes(tenant, new Date());
-    const rows = await plainQuery<DiscountCodeRow>(sequelize, text, values);
+    const rows = await readPublicDiscountCodeRows(sequelize, publicReadStatements.discountCodes(tenant, new Date()));
     return rows.map(toPublicDiscountCode);
   }
 

@@ -1,4 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
+import { lockSystemWebhookEndpoints } from '../../db/locks';
 import { WebhookDeliveryAttempt, WebhookEndpoint, type SystemEndpointKind } from '../../db/models';
 import { ENVIRONMENTS } from '../../db/models/common';
 import { audit } from '../../db/outbox';
@@ -158,7 +159,7 @@ export function createWebhookEndpointService({
     if (inSync(current)) return;
 
     await sequelize.transaction(async (tx) => {
-      await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `webhook-system:${accountId}` }, transaction: tx });
+      await lockSystemWebhookEndpoints(sequelize, tx, accountId);
       const rows = await WebhookEndpoint.findAll({ where: { accountId, systemKind: { [Op.ne]: null } }, transaction: tx });
       for (const environment of ENVIRONMENTS) {
         const tenant = { accountId, environment };
