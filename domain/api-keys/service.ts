@@ -7,7 +7,7 @@ import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { hashKey, hashesEqual, mintKey } from '../../lib/api-key-secrets';
 import { forbidden, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { auditActor, type AuthContext, type WorkspaceSummary } from '../auth-context';
+import { auditActor, type AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import type { ActiveKey } from './active-key';
 import { createKeyLookupCache } from './cache';
