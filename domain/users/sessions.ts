@@ -1,23 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Op } from 'sequelize';
 import { DashboardSession, Membership, type Environment, type MembershipRole } from '../../db/models';
-import { plainQuery } from '../../db/plain-query';
+import { readDashboardSession, readUserWorkspaces, type WorkspaceChoice } from '../../db/dashboard-sessions';
 import { AppError, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext, WorkspaceSummary } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
 import { verifyPassword } from './passwords';
+
+export type { WorkspaceChoice } from '../../db/dashboard-sessions';
 import { findUserByEmail } from './service';
 
 /** The cookie's value: 256 random bits, stored only as its SHA-256 (like API keys, enough entropy for a fast hash). */
 const newToken = () => randomBytes(32).toString('base64url');
 const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
-
-export interface WorkspaceChoice {
-  id: string;
-  name: string;
-  role: MembershipRole;
-}
 
 /** A signed-in dashboard browser, read from the database on every request. */
 export interface DashboardIdentity {
@@ -34,35 +30,6 @@ export interface DashboardIdentity {
   /** What the domain services are called with: this workspace and environment, this user as the actor. */
   auth: AuthContext;
 }
-
-interface SessionRow {
-  sessionId: string;
-  userId: string;
-  email: string;
-  role: MembershipRole;
-  environment: Environment;
-  csrfToken: string;
-  expiresAt: Date;
-  accountId: string;
-  name: string;
-  slug: string | null;
-  plan: WorkspaceSummary['plan'];
-  fulfillmentEnabled: boolean;
-  paymentEnabled: boolean;
-}
-
-/** A session counts only while unexpired and while its user is still a member of the workspace it shows. */
-const SESSION_SQL = `SELECT s.id AS "sessionId", s.user_id AS "userId", u.email, m.role, s.environment, s.csrf_token AS "csrfToken",
-       s.expires_at AS "expiresAt", a.id AS "accountId", a.name, a.slug, a.plan,
-       a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
-  FROM dashboard_sessions s
-  JOIN users u ON u.id = s.user_id
-  JOIN memberships m ON m.user_id = s.user_id AND m.account_id = s.account_id
-  JOIN accounts a ON a.id = s.account_id
- WHERE s.token_hash = $1 AND s.expires_at > now()`;
-
-const WORKSPACES_SQL = `SELECT a.id, a.name, m.role FROM memberships m JOIN accounts a ON a.id = m.account_id
- WHERE m.user_id = $1 ORDER BY lower(a.name), a.id`;
 
 export type SignInResult = { outcome: 'signed_in'; token: string; expiresAt: Date } | { outcome: 'refused' } | { outcome: 'no_workspace' };
 
@@ -86,7 +53,7 @@ export function createDashboardSessionService({ sequelize, config }: Pick<Servic
       if (input.previousToken) await signOut(input.previousToken);
       const user = await findUserByEmail(input.email);
       if (!(await verifyPassword(user?.passwordHash ?? null, input.password)) || !user) return { outcome: 'refused' };
-      const [first] = await plainQuery<WorkspaceChoice>(sequelize, WORKSPACES_SQL, [user.id]);
+      const [first] = await readUserWorkspaces(sequelize, user.id);
       if (!first) return { outcome: 'no_workspace' };
       const token = newToken();
       const expiresAt = new Date(Date.now() + config.DASHBOARD_SESSION_TTL);
@@ -103,9 +70,9 @@ export function createDashboardSessionService({ sequelize, config }: Pick<Servic
 
     /** The identity behind a cookie's value; null when unknown, expired or no longer a member. */
     async resolve(token: string): Promise<DashboardIdentity | null> {
-      const [row] = await plainQuery<SessionRow>(sequelize, SESSION_SQL, [tokenHash(token)]);
+      const row = await readDashboardSession(sequelize, tokenHash(token));
       if (!row) return null;
-      const workspaces = await plainQuery<WorkspaceChoice>(sequelize, WORKSPACES_SQL, [row.userId]);
+      const workspaces = await readUserWorkspaces(sequelize, row.userId);
       const workspace: WorkspaceSummary = {
         id: row.accountId,
         name: row.name,

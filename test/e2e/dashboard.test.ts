@@ -6,7 +6,7 @@ import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
 import { insertDelivery } from '../fixtures/deliveries';
 import { insertProduct } from '../fixtures/products';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium, watchedPage } from '../helpers/chromium';
 import { useTestApi } from '../helpers/context';
 import { createDashboardUser } from '../helpers/dashboard';
 
@@ -59,15 +59,7 @@ afterEach(() => {
   expect(seen).toEqual([]);
 });
 
-async function pageIn(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
-  return page;
-}
+const pageIn = (context: BrowserContext): Promise<Page> => watchedPage(context, (problem) => problems.push(problem));
 
 /** Page-side check (as a string: this program is typed without the DOM): the document no wider than the window. */
 const OVERFLOW = `(() => { const r = document.documentElement; return r.scrollWidth > r.clientWidth ? r.scrollWidth + 'px in ' + r.clientWidth + 'px' : null; })()`;

@@ -17,7 +17,7 @@ import { http, useTestApi } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker } from '../helpers/worker';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium, watchedPage } from '../helpers/chromium';
 
 /**
  * The hosted checkout page in a real browser: Debian's Chromium driven by playwright-core, against the API on an
@@ -98,15 +98,7 @@ afterEach(() => {
   expect(seen).toEqual([]);
 });
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
-  return page;
-}
+const newPage = (context: BrowserContext): Promise<Page> => watchedPage(context, (problem) => problems.push(problem));
 
 function session(overrides: CheckoutOverrides = {}): Promise<CheckoutSession> {
   return insertCheckoutSessionRow(t.ctx.sequelize, ws, {

@@ -14,7 +14,7 @@ import { insertManualOrder, orderLine } from '../fixtures/manual-orders';
 import { insertProductFile } from '../fixtures/products';
 import { tenantOf } from '../fixtures/workspaces';
 import { http, useTestApi } from '../helpers/context';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium, watchedPage } from '../helpers/chromium';
 
 /**
  * The buyer's order page in a real browser: Debian's Chromium driven by playwright-core (the same launch as
@@ -81,15 +81,7 @@ afterEach(() => {
   expect(seen).toEqual([]);
 });
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
-  return page;
-}
+const newPage = (context: BrowserContext): Promise<Page> => watchedPage(context, (problem) => problems.push(problem));
 
 const pageUrl = (id: string) => `${t.api.baseUrl}/order/${id}`;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
