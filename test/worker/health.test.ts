@@ -2,6 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../../db/connection';
@@ -95,9 +97,21 @@ describe('worker probes, in process', () => {
 });
 
 describe('worker process (`npm run worker`) on WORKER_HEALTH_PORT', () => {
+  // A worker process keeps the namespace's maintenance schedule pointed at its task queue: a namespace of this
+  // file's own keeps it from moving the schedule another file is checking.
+  const namespace = `worker-health-${process.pid}-${Date.now()}`;
+  beforeAll(async () => {
+    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    try {
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('answers /healthz while it starts and /readyz only once it polls; the port closes when it stops', async () => {
     const port = await freePort();
-    const worker = await startWorkerProcess({ WORKER_HEALTH_PORT: String(port), TEMPORAL_TASK_QUEUE: `worker-health-process-${Date.now()}` });
+    const worker = await startWorkerProcess({ WORKER_HEALTH_PORT: String(port), TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: `worker-health-process-${Date.now()}` });
     try {
       expect(worker.output()).toContain('"workflowBundle":"prebuilt"');
       await waitFor(async () => (await probe(port, '/readyz')).status === 200, { describe: () => `/readyz of the worker process\n${worker.output()}` });
@@ -116,7 +130,7 @@ describe('worker process (`npm run worker`) on WORKER_HEALTH_PORT', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const temporalPort = (silent.address() as { port: number }).port;
     const port = await freePort();
-    const started = startWorkerProcess({ WORKER_HEALTH_PORT: String(port), TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` }, { timeoutMs: 60_000 });
+    const started = startWorkerProcess({ WORKER_HEALTH_PORT: String(port), TEMPORAL_NAMESPACE: namespace, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` }, { timeoutMs: 60_000 });
     started.catch(() => undefined);
     try {
       await waitFor(() => probe(port, '/healthz').then((r) => r.status === 200, () => false), { timeoutMs: 30_000 });
@@ -134,7 +148,7 @@ describe('worker process (`npm run worker`) on WORKER_HEALTH_PORT', () => {
     await new Promise<void>((resolve) => taken.listen(0, resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      await expect(startWorkerProcess({ WORKER_HEALTH_PORT: String(port) }, { timeoutMs: 30_000 })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startWorkerProcess({ WORKER_HEALTH_PORT: String(port), TEMPORAL_NAMESPACE: namespace }, { timeoutMs: 30_000 })).rejects.toThrow(/EADDRINUSE/);
     } finally {
       taken.close();
     }
