@@ -94,7 +94,9 @@ export interface AttemptLogRow {
   eventId: string;
   eventType: string;
   attempt: number;
+  /** Recorded once: a second run of the same attempt changes nothing. */
   attemptKey: string;
+  /** The X-Service-Delivery-Id this send carried. */
   deliveryId: string;
   url: string;
   status: WebhookAttemptStatus;

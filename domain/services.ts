@@ -58,7 +58,7 @@ export function createServices(deps: ServiceDeps) {
     licenses: createLicenseService(deps),
     publicLicenses: createPublicLicenseService(deps),
     // A resent delivery e-mail carries the receipt of what sold it: those areas sit above deliveries, so they are handed in.
-    deliveries: createDeliveryService(deps, { checkout: (tx, tenant, session, links) => checkoutReceipt(tx, tenant, session, links), manualOrder: manualOrderReceipt }),
+    deliveries: createDeliveryService(deps, { checkout: checkoutReceipt, manualOrder: manualOrderReceipt }),
     orderPage: createOrderPageService(deps),
     // A confirmed session opened for an invoice pays it: checkout sits below invoices, so the settler is handed in.
     checkoutSessions: createCheckoutSessionService(deps, settleInvoiceOfCompletedSession),

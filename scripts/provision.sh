@@ -93,6 +93,16 @@ die() {
   exit 1
 }
 missing=()
+# A writable copy of a Go module's source in $3 (the module cache's copy is read-only), for builds go install cannot
+# make: a web UI to build first (Mailpit), or replace directives it refuses (SeaweedFS).
+writable_module_source() {
+  local src
+  src="$(go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -d "$src" ]] || { echo "go mod download gave no source directory for $1@$2"; return 1; }
+  cp -R "$src/." "$3"
+  chmod -R u+w "$3"
+}
+
 missing_tool() {
   # $1 = short name, rest = explanation
   local name="$1"; shift
@@ -251,10 +261,7 @@ elif command -v go >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   mplog="$CACHE/mailpit-build.log"
   (
     set -euo pipefail
-    src="$(go mod download -json "$MAILPIT_MODULE@$MAILPIT_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [[ -d "$src" ]] || { echo "go mod download gave no source directory"; exit 1; }
-    cp -R "$src/." "$work/src"
-    chmod -R u+w "$work/src"
+    writable_module_source "$MAILPIT_MODULE" "$MAILPIT_VERSION" "$work/src"
     cd "$work/src"
     # Explicit flags: an enclosing `npm install --omit=dev` must not leave out the UI's build tools.
     npm ci --include=dev --ignore-scripts --no-audit --no-fund --loglevel=error
@@ -296,10 +303,7 @@ elif command -v go >/dev/null 2>&1; then
   swlog="$CACHE/seaweedfs-build.log"
   (
     set -euo pipefail
-    src="$(go mod download -json "$SEAWEEDFS_MODULE@$SEAWEEDFS_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [[ -d "$src" ]] || { echo "go mod download gave no source directory"; exit 1; }
-    cp -R "$src/." "$work/src"
-    chmod -R u+w "$work/src"
+    writable_module_source "$SEAWEEDFS_MODULE" "$SEAWEEDFS_VERSION" "$work/src"
     cd "$work/src"
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/weed" ./weed
   ) >"$swlog" 2>&1 || {

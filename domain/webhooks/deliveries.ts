@@ -1,5 +1,5 @@
 import { ForeignKeyConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import type { Environment, WebhookAttemptStatus } from '../../db/models';
+import type { WebhookAttemptStatus } from '../../db/models';
 import { audit } from '../../db/outbox';
 import {
   claimUnpublishedEvents,
@@ -37,26 +37,12 @@ export async function claimEventsForFanOut(
   return { events, targets: await fanOutTargetsOf(sequelize, tx, events.map((e) => e.id)) };
 }
 
-export interface AttemptToRecord {
-  accountId: string;
-  environment: Environment;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  /** Recorded once: a second run of the same attempt changes nothing. */
-  attemptKey: string;
-  /** The X-Service-Delivery-Id this send carried. */
-  deliveryId: string;
-  url: string;
+/** A sent attempt as the activity saw it; its status and next attempt are for the rules below to decide. */
+export type AttemptToRecord = Omit<AttemptLogRow, 'id' | 'status' | 'nextAttemptAt'> & {
   ok: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  scheduledAt: Date;
   /** Delay before the next attempt if this one fails; null when it is the last. */
   retryDelayMs: number | null;
-}
+};
 
 export interface RecordedAttempt {
   /** False when the endpoint no longer exists (deleted while the request was in flight). */

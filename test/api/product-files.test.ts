@@ -2,8 +2,6 @@ import { mkdtempSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Event, Product, ProductFile } from '../../db/models';
 import { newId } from '../../lib/ids';
@@ -11,16 +9,12 @@ import { PLAN_LIMITS } from '../../lib/plan-limits';
 import { ACCOUNT_ID } from '../../workflows/messages';
 import { http, useTestApi } from '../helpers/context';
 import { waitFor } from '../helpers/wait';
+import { peakBufferMemory } from '../helpers/buffer-memory';
 import { expectError } from '../helpers/expect';
 import { postMultipart, streamUpload } from '../helpers/multipart';
 
 const STORAGE = mkdtempSync(path.join(tmpdir(), 'product-files-'));
 
-/** V8's full collection, which jest's workers do not expose: the flag set at run time is seen by a new context. */
-function garbageCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 
 const t = useTestApi({ FILE_STORAGE_DIR: STORAGE });
 afterAll(() => rm(STORAGE, { recursive: true, force: true }));
@@ -120,27 +114,14 @@ describe('POST /v1/storefront/products/:id/files (multipart upload)', () => {
     const ws = await t.ctx.createWorkspace({ plan: 'pro' });
     const p = await product(ws.secretKey);
     const before = await snapshot(ws.accountId);
-    // Buffer memory, with the garbage collected as it goes: what the process holds, whatever the collector's lag.
-    const collectGarbage = garbageCollector();
-    collectGarbage();
-    const baseline = process.memoryUsage().arrayBuffers;
-    let peak = baseline;
-    let samples = 0;
-    const sampler = setInterval(() => {
-      samples += 1;
-      if (samples % 10 === 0) collectGarbage();
-      peak = Math.max(peak, process.memoryUsage().arrayBuffers);
-    }, 20);
-    try {
+    const held = await peakBufferMemory(async () => {
       const res = await streamUpload(t.api.baseUrl, filesPath(p.id), { key: ws.secretKey, size: MAX + 1 });
       expectError(res, 400, 'FILE_TOO_LARGE');
-    } finally {
-      clearInterval(sampler);
-    }
+    });
     await expectNothingWritten(ws.accountId, before);
     // Client and server share this process; buffering the body would hold at least its 500 MB of Buffers. Streamed,
     // what is held is the chunks in flight plus at most 200 ms of garbage between two collections.
-    expect(peak - baseline).toBeLessThan(200 * 1024 * 1024);
+    expect(held).toBeLessThan(200 * 1024 * 1024);
   }, 180_000);
 
   it('accepts a file of exactly 500000000 bytes', async () => {

@@ -3,12 +3,11 @@ import { appendFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command, UploadPartCommand } from '@aws-sdk/client-s3';
 import type { BlobStorage } from '../../lib/storage';
 import { createLocalDiskStorage } from '../../lib/storage/local-disk';
 import { createS3Storage, PART_SIZE } from '../../lib/storage/s3';
+import { peakBufferMemory } from '../helpers/buffer-memory';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server';
 
 /**
@@ -110,32 +109,6 @@ async function sha256Of(body: Readable): Promise<string> {
   const hash = createHash('sha256');
   for await (const piece of body) hash.update(piece as Buffer);
   return hash.digest('hex');
-}
-
-/** V8's full collection, which jest's workers do not expose: the flag set at run time is seen by a new context. */
-function garbageCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
-/** The most Buffer memory `work` holds at once above what was held before, sampled every 20 ms. */
-async function peakBufferMemory(work: () => Promise<void>): Promise<number> {
-  const collectGarbage = garbageCollector();
-  collectGarbage();
-  const baseline = process.memoryUsage().arrayBuffers;
-  let peak = baseline;
-  let samples = 0;
-  const sampler = setInterval(() => {
-    samples += 1;
-    if (samples % 10 === 0) collectGarbage();
-    peak = Math.max(peak, process.memoryUsage().arrayBuffers);
-  }, 20);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  return peak - baseline;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
