@@ -42,6 +42,8 @@ export interface Api {
   keyCache: KeyLookupCache;
   /** The LISTEN connection that keeps `keyCache` honest; null when AUTH_CACHE_TTL is 0s. */
   keyListener: NotificationListener | null;
+  /** The OpenAPI document of exactly the routes declared above (served at /api/openapi.json). */
+  document: ReturnType<typeof buildDocument>;
   /** Stops the listener; call after the server stopped accepting. */
   close(): Promise<void>;
 }
@@ -128,5 +130,5 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
           onDown: () => keyCache.bypass(),
         })
       : null;
-  return { app, keyCache, keyListener, close: async () => keyListener?.stop() };
+  return { app, keyCache, keyListener, document, close: async () => keyListener?.stop() };
 }
