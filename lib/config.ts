@@ -156,6 +156,9 @@ const schema = z.object({
     .default(['30s', '2m', '5m', '15m'].map(parseDuration)),
 });
 
+/** Every variable the processes read, in the schema's order (.env.example lists them). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);
+
 export type Config = Omit<z.infer<typeof schema>, 'PUBLIC_BASE_URL' | 'FILE_STORAGE_DIR'> & {
   PUBLIC_BASE_URL: string;
   FILE_STORAGE_DIR: string;
