@@ -184,10 +184,39 @@ const requireIdempotencyKey: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The header of a route that requires it, for the OpenAPI document. */
-const IdempotencyKeyHeader = z.object({
-  'idempotency-key': z.string().min(1).max(255).meta({ description: 'Required: a retry with the same key replays the first response for 24 hours' }),
-});
+const idempotencyKeyHeader = z.string().min(1).max(255);
+const IDEMPOTENCY_KEY_MEANING = 'a retry with the same key replays the first response for 24 hours, and never runs the request twice';
+
+/** The request headers an operation reads, for the OpenAPI document. */
+function requestHeaders(idempotencyKey: 'required' | 'optional' | undefined, accountSelectable: boolean) {
+  return z.object({
+    ...(idempotencyKey === 'required' ? { 'idempotency-key': idempotencyKeyHeader.meta({ description: `Required: ${IDEMPOTENCY_KEY_MEANING}` }) } : {}),
+    ...(idempotencyKey === 'optional' ? { 'idempotency-key': idempotencyKeyHeader.optional().meta({ description: `Optional: ${IDEMPOTENCY_KEY_MEANING}` }) } : {}),
+    ...(accountSelectable
+      ? { 'x-account-id': z.string().optional().meta({ description: "Selects the workspace (`acc_…`); defaults to the key's own, and any other is 403" }) }
+      : {}),
+  });
+}
+
+const stringHeader = (description: string) => ({ description, schema: { type: 'string' as const } });
+const REQUEST_ID_HEADER = { 'X-Request-Id': stringHeader("This request's id (`req_…`), also in `meta.requestId` and in every log line") };
+const RETRY_AFTER_HEADER = { 'Retry-After': stringHeader('Seconds to wait before retrying') };
+
+/** A stable operationId from the method and path: `GET /v1/payment/payouts/{id}` is `getPaymentPayoutsById`. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/^\/v1\//, '')
+    .split('/')
+    .flatMap((segment) => (segment.startsWith('{') ? ['by', segment.slice(1, -1)] : segment.split(/[-_]/)));
+  return method + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+}
+
+const ACCESS_SENTENCE: Record<Access, string> = {
+  public: 'No API key.',
+  storefront: "No API key needed; a key of the workspace, when sent, selects its environment.",
+  publishable: 'A secret or a publishable key.',
+  secret: 'A secret key.',
+};
 
 /** An upload streams for up to the upload allowance; everything else keeps the short request deadline. */
 const allowUploadTime: RequestHandler = (req, res, next) => {
@@ -370,13 +399,38 @@ export class ApiRouter {
     const errors = Object.fromEntries(
       [...byStatus].sort(([a], [b]) => a - b).map(([code, names]) => [
         code,
-        { description: [...names].join(', '), content: { 'application/json': { schema: ErrorEnvelope } } },
+        {
+          description: [...names].join(', '),
+          // 429 and 503 always say when to come back; 409 does for a key whose first request is still running.
+          headers: { ...REQUEST_ID_HEADER, ...(code === 429 || code === 503 || names.has('IDEMPOTENCY_KEY_IN_USE') ? RETRY_AFTER_HEADER : {}) },
+          content: { 'application/json': { schema: ErrorEnvelope } },
+        },
       ]),
     );
+    const idempotencyKey = endpoint.idempotencyKey ?? (mutating || endpoint.idempotencyScope ? 'optional' : undefined);
+    const headers = requestHeaders(idempotencyKey, authenticated);
+    const cacheHeaders: Record<string, ReturnType<typeof stringHeader>> =
+      endpoint.cacheSeconds !== undefined
+        ? { 'Cache-Control': stringHeader(`public, max-age=${endpoint.cacheSeconds}`), ETag: stringHeader('A weak ETag of `data`; send it back as If-None-Match') }
+        : (endpoint.access === 'public' || endpoint.access === 'storefront') && !endpoint.noStore
+          ? {}
+          : { 'Cache-Control': stringHeader('no-store') };
+    const description = [
+      `${endpoint.summary}.`,
+      ACCESS_SENTENCE[endpoint.access],
+      endpoint.module ? `Needs the ${endpoint.module} module, else 409 \`${endpoint.module}_module_disabled\`.` : '',
+      idempotencyKey === 'required' ? 'Requires an `Idempotency-Key`.' : idempotencyKey === 'optional' ? 'Honours an `Idempotency-Key`.' : '',
+      endpoint.paginated ? 'A page of results: pass `meta.page.nextCursor` back as `cursor` for the next one.' : '',
+      endpoint.cacheSeconds !== undefined ? `Cacheable for ${endpoint.cacheSeconds} s; a matching \`If-None-Match\` is answered 304.` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     this.deps.registry.registerPath({
       method: endpoint.method,
       path,
+      operationId: operationIdOf(endpoint.method, path),
       summary: endpoint.summary,
+      description,
       tags: [this.tag],
       security: endpoint.access === 'public' ? [] : endpoint.access === 'storefront' ? [{}, { apiKey: [] }] : [{ apiKey: [] }],
       request: {
@@ -393,20 +447,21 @@ export class ApiRouter {
           : {}),
         ...(endpoint.query instanceof z.ZodObject ? { query: endpoint.query } : {}),
         ...(endpoint.params ? { params: endpoint.params } : {}),
-        ...(endpoint.idempotencyKey === 'required' ? { headers: IdempotencyKeyHeader } : {}),
+        ...(Object.keys(headers.shape).length > 0 ? { headers } : {}),
       },
       responses: {
         [status]:
           status === 204
-            ? { description: 'No content' }
+            ? { description: 'No content', headers: { ...REQUEST_ID_HEADER, ...cacheHeaders } }
             : endpoint.produces
-              ? { description: 'Success', content: { [endpoint.produces]: { schema: z.string() } } }
+              ? { description: 'Success', headers: { ...REQUEST_ID_HEADER, ...cacheHeaders }, content: { [endpoint.produces]: { schema: z.string() } } }
               : {
                   description: 'Success',
+                  headers: { ...REQUEST_ID_HEADER, ...cacheHeaders },
                   content: { 'application/json': { schema: successEnvelope(endpoint.response ?? z.unknown()) } },
                 },
         // A cached read answers a matching If-None-Match with its ETag and no body.
-        ...(endpoint.cacheSeconds !== undefined ? { 304: { description: 'Not modified: If-None-Match matched the ETag' } } : {}),
+        ...(endpoint.cacheSeconds !== undefined ? { 304: { description: 'Not modified: If-None-Match matched the ETag', headers: { ...REQUEST_ID_HEADER, ...cacheHeaders } } } : {}),
         ...errors,
       },
     });

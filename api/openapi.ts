@@ -1,4 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { JSONSchema7 } from 'json-schema';
+import { sample } from 'openapi-sampler';
 import { z } from 'zod';
 import { ERROR_CODES } from '../lib/errors';
 import { isoTimestamp, singleLine } from '../lib/text';
@@ -48,9 +50,37 @@ export function createRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+  examples?: unknown;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType> }>;
+}
+
+/**
+ * Gives every JSON request body and success response without an example of its own one sampled from its schema
+ * (a schema's own `example` meta wins inside the sample), so generated clients and the docs page show one.
+ */
+function withExamples<D extends { paths?: object }>(document: D): D {
+  for (const operations of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
+    for (const operation of Object.values(operations)) {
+      const success = Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2'));
+      const media = [operation.requestBody?.content?.['application/json'], ...success.map(([, response]) => response.content?.['application/json'])];
+      for (const type of media) {
+        if (!type?.schema || type.example !== undefined || type.examples !== undefined) continue;
+        type.example = sample(type.schema as JSONSchema7, { skipReadOnly: true, enablePatterns: false, quiet: true }, document);
+      }
+    }
+  }
+  return document;
+}
+
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
 export function buildDocument(registry: OpenAPIRegistry, serverUrl: string) {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Commerce Service API',
@@ -59,4 +89,5 @@ export function buildDocument(registry: OpenAPIRegistry, serverUrl: string) {
     },
     servers: [{ url: serverUrl }],
   });
+  return withExamples(document);
 }

@@ -21,6 +21,7 @@ const fields = {
   coverImage: f.webUrl.nullable().meta({ description: 'http(s) URL; null clears it' }),
   published: z.boolean().meta({ description: 'Default false' }),
   publishedAt: f.isoDate.meta({
+    example: '2026-11-27T09:00:00Z',
     description: 'ISO 8601; set to the current time when the post is first published without one. A future time schedules the post.',
   }),
 };

@@ -25,7 +25,7 @@ const country = z
   .trim()
   .toUpperCase()
   .refine((v) => /^[A-Z]{2}$/.test(v) && v !== 'ZZ' && regionNames.of(v) !== v, 'must be an ISO 3166-1 alpha-2 country code such as ID or US')
-  .meta({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2, e.g. ID, US; stored upper-cased' });
+  .meta({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2, e.g. ID, US; stored upper-cased', example: 'ID' });
 
 export const ShippingAddressBody = z
   .object({

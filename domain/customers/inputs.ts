@@ -12,7 +12,7 @@ export const CreateCustomerBody = z
     email: emailAddress().optional().meta({ description: 'Required in local mode, where it is unique per workspace and environment exactly as given; optional and not unique in provider mode (payment module on)' }),
     name: singleLine({ min: 1, max: 255 }).optional(),
     metadata: metadata.optional(),
-    testClock: z.string().regex(/^clock_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a clock_ id').optional().meta({ description: 'Test environment only: the test clock this customer lives on' }),
+    testClock: z.string().regex(/^clock_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a clock_ id').optional().meta({ description: 'Test environment only: the test clock this customer lives on', example: 'clock_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
   })
   .meta({ id: 'CreateCustomerBody' });
 export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;

@@ -32,7 +32,7 @@ export const CreatePayoutBody = z
       .string()
       .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code')
       .transform((v) => v.toUpperCase())
-      .meta({ description: 'One of the currencies the workspace holds a balance in (GET /v1/payouts/balance)' }),
+      .meta({ description: 'One of the currencies the workspace holds a balance in (GET /v1/payouts/balance)', example: 'IDR' }),
     bankCode: bankCode.nullable().optional(),
     bankName: bankName.optional(),
     bankAccountNumber: bankAccountNumber.optional(),

@@ -4,7 +4,7 @@ import { clearable, optionalText } from '../credibility';
 
 /** Codes are what buyers type or see in a link: letters, digits, `-` and `_`. Unique per workspace case-insensitively. */
 const code = z.string().trim().regex(/^[A-Za-z0-9_-]{1,50}$/, 'must be 1 to 50 letters, digits, - or _');
-const productId = clearable(z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a product id (prod_…)'));
+const productId = clearable(z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a product id (prod_…)').meta({ example: 'prod_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }));
 
 export const CreateReferralLinkBody = z
   .object({
@@ -28,7 +28,7 @@ export type UpdateReferralLinkBody = z.infer<typeof UpdateReferralLinkBody>;
 export const CaptureReferralBody = z
   .object({
     code,
-    visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'must be 8 to 100 letters, digits or . _ : -').meta({ description: "The storefront's first-party visitor id (its cookie value)" }),
+    visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'must be 8 to 100 letters, digits or . _ : -').meta({ description: "The storefront's first-party visitor id (its cookie value)", example: 'v_3f9a2c71d4e8' }),
   })
   .strict()
   .meta({ id: 'CaptureReferralBody' });

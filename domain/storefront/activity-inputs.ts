@@ -8,8 +8,8 @@ export const TrackBody = z
   .object({
     merchantSlug: singleLine({ min: 1, max: 253, trim: false }),
     event: z.enum(TRACK_EVENTS),
-    visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/).optional(),
-    productId: z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/).optional(),
+    visitorId: z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/).meta({ example: 'v_3f9a2c71d4e8' }).optional(),
+    productId: z.string().regex(/^prod_[0-9A-HJKMNP-TV-Z]{26}$/).meta({ example: 'prod_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }).optional(),
     url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     referrer: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     properties: z

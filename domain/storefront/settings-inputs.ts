@@ -36,7 +36,7 @@ export const UpdateStorefrontSettingsBody = patchBody(
     .object({
       name: requiredText(200),
       description: optionalText(2000),
-      brandColor: clearable(z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')),
+      brandColor: clearable(z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').meta({ example: '#1f6feb' })),
       brandLogo: httpUrl,
       brandBanner: httpUrl,
       metaPixelId: pixelId,
@@ -46,7 +46,7 @@ export const UpdateStorefrontSettingsBody = patchBody(
         .array(hostname)
         .max(MAX_CUSTOM_DOMAINS)
         .transform((hosts) => [...new Set(hosts)])
-        .meta({ description: `Hostnames serving this storefront, replaced whole; unique across all workspaces (at most ${MAX_CUSTOM_DOMAINS})` }),
+        .meta({ description: `Hostnames serving this storefront, replaced whole; unique across all workspaces (at most ${MAX_CUSTOM_DOMAINS})`, example: ['shop.acme.example'] }),
       manualPayment: z
         .object({
           // The bank transfer's (method `va`): these four predate the other methods and keep their names.
