@@ -1,13 +1,31 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
-import { freePort } from '../../scripts/lib/free-port';
+import { Client, Connection } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
 import { provisionTemporalBinaries, temporalCliExecutable, temporalServerTools } from '../../scripts/lib/temporal-binaries';
+import { ACCOUNT_ID } from '../../workflows/messages';
 
 const run = promisify(execFile);
+
+/**
+ * A port free on 127.0.0.1 below 32768: Temporal keeps its services' membership ports in a SMALLINT column
+ * (cluster_membership.rpc_port), so the kernel's ephemeral ports (32768 and up) fail its start-up.
+ */
+async function freeLowPort(): Promise<number> {
+  for (;;) {
+    const candidate = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return candidate;
+  }
+}
 const TAIL_LINES = 60;
 
 export interface TemporalServer {
@@ -66,7 +84,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const taken = new Set<number>();
   const port = async (): Promise<number> => {
     for (;;) {
-      const candidate = await freePort();
+      const candidate = await freeLowPort();
       if (!taken.has(candidate)) {
         taken.add(candidate);
         return candidate;
@@ -149,7 +167,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       clearTimeout(killer);
     }
     await rm(root, { recursive: true, force: true });
-    const admin = new Client({ connectionString: options.postgresUrl });
+    const admin = new PgClient({ connectionString: options.postgresUrl });
     await admin.connect();
     try {
       for (const database of Object.values(databases)) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -173,9 +191,38 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     }
     await temporal('operator', 'namespace', 'create', '--namespace', namespace, '--retention', '24h');
     await temporal('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', 'AccountId', '--type', 'Keyword');
+    await untilSearchAttributeUsable(address, namespace);
   } catch (err) {
     await stop();
     throw new Error(`${(err as Error).message}\n--- Temporal server output ---\n${output()}`);
   }
   return { address, namespace, databases, numHistoryShards, pid: child.pid!, output, stop };
+}
+
+/**
+ * The frontend learns a namespace's new search attribute from its namespace cache, refreshed every 10 s or so: until
+ * then a start that sets AccountId is refused. Probes with a start (terminated at once) until one is accepted.
+ */
+async function untilSearchAttributeUsable(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace });
+    const deadline = Date.now() + 60_000;
+    for (let n = 0; ; n += 1) {
+      try {
+        const handle = await client.workflow.start('searchAttributeProbe', {
+          taskQueue: 'search-attribute-probe',
+          workflowId: `search-attribute-probe-${n}`,
+          typedSearchAttributes: [{ key: ACCOUNT_ID, value: 'probe' }],
+        });
+        await handle.terminate('probe');
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
 }
