@@ -11,9 +11,9 @@
  *   confirm to the last session fulfilled, with one worker process polling, then with two.
  *
  * Each figure comes with the CPU seconds of every process (API, worker, Temporal server, PostgreSQL, this process:
- * the load generator), the application's database round trips per request or completion (counted in the API and
- * worker processes, bench/lib/round-trips.ts), Temporal's own PostgreSQL transactions per completion and the
- * workflows each completion started. Results go to bench/results/scale-out.json.
+ * the load generator), the statements the API processes send per request or confirm (bench/lib/round-trips.ts),
+ * the application's and Temporal's PostgreSQL transactions per completion (pg_stat_database) and the workflows each
+ * completion started. Results go to bench/results/scale-out.json.
  *
  * Env: SCALE_OUT_COMPLETIONS (200), SCALE_OUT_CONNECTIONS (32), SCALE_OUT_DURATION (s, 10), SCALE_OUT_WARMUP (s, 3),
  * SCALE_OUT_SHARDS (Temporal history shards, 16), SCALE_OUT_POOL_SIZE (10).
@@ -33,6 +33,7 @@ import { freePort } from '../scripts/lib/free-port';
 import { insertSellableProduct } from '../test/fixtures/fulfilment';
 import { startTestSmtpServer } from '../test/helpers/smtp-server';
 import { startTemporalServer } from '../test/helpers/temporal-server';
+import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import { buildWorkflowBundle } from '../worker/workflow-bundle';
 import { checkoutStateQuery, workflowIds } from '../workflows/messages';
 import { PROJECT_ROOT, startServer, type RunningServer } from './lib/child-server';
@@ -73,8 +74,10 @@ interface CompletionRun extends ProcessCpu {
   sessions: number;
   seconds: number;
   completionsPerSecond: number;
-  /** Statements the API and worker processes sent to PostgreSQL per completion (confirm request included). */
-  appRoundTripsPerCompletion: number;
+  /** Statements the API processes sent to PostgreSQL per confirm (counted in the processes). */
+  apiRoundTripsPerConfirm: number;
+  /** Transactions (a statement outside one counts as one) on the application database per completion, API and worker together. */
+  appTransactionsPerCompletion: number;
   /** Transactions Temporal committed on its own databases per completion. */
   temporalTransactionsPerCompletion: number;
   /** Workflow executions started per completion (checkout, settlement, e-mail, …), from Temporal's visibility store. */
@@ -168,17 +171,22 @@ async function main(): Promise<void> {
       started.push(server);
       return server;
     };
+    // Plain worker processes: the round-trip counter startServer preloads would follow them into the workflow
+    // threads, which cannot load TypeScript. Their database work is read from PostgreSQL's statistics instead.
+    const workers: { name: string; process: WorkerProcess }[] = [];
+    stops.push(() => Promise.all(workers.map((w) => w.process.stop())));
     const startWorker = async (n: number) => {
-      const port = await freePort();
-      const server = await startServer(`worker-${n}`, { script: 'worker/main.ts', readyPath: '/readyz', env: { ...env, WORKER_HEALTH_PORT: String(port) } }, port, 120_000);
-      started.push(server);
-      return server;
+      workers.push({ name: `worker-${n}`, process: await startWorkerProcess({ ...env, WORKER_HEALTH_PORT: '0' }, { inheritEnv: false }) });
     };
     log('starting two API processes and one worker process');
     const apis = [await startApi(1), await startApi(2)];
-    const workers = [await startWorker(1)];
+    await startWorker(1);
     const shared: CpuGroups = { temporal: () => [temporal.pid], postgres: () => postgresPids(new URL(databaseUrl).port), bench: () => [process.pid] };
-    const groupsOf = (servers: RunningServer[]): CpuGroups => ({ ...Object.fromEntries(servers.map((s) => [s.name, () => (s.pid ? [s.pid] : [])])), ...shared });
+    const groups = (): CpuGroups => ({
+      ...Object.fromEntries(apis.map((s) => [s.name, () => (s.pid ? [s.pid] : [])])),
+      ...Object.fromEntries(workers.map((w) => [w.name, () => [w.process.pid]])),
+      ...shared,
+    });
 
     // ------------------------------------------------------------------ API requests/s
     const list = `/api/v1/storefront/products?limit=${PRODUCTS_IN_LIST}`;
@@ -189,8 +197,7 @@ async function main(): Promise<void> {
       const targets = apis.slice(0, n);
       log(`API: ${n} process(es), ${CONNECTIONS} connections, ${WARMUP}s warm-up, ${DURATION}s measured`);
       await load(targets, list, ws.secretKey, WARMUP);
-      const groups = groupsOf([...apis, ...workers]);
-      const before = cpuSnapshot(groups);
+      const before = cpuSnapshot(groups());
       const trips = await roundTrips(targets);
       const t0 = Date.now();
       const results = await load(targets, list, ws.secretKey, DURATION);
@@ -203,7 +210,7 @@ async function main(): Promise<void> {
         p50Ms: Math.max(...results.map((r) => r.latency.p50)),
         p99Ms: Math.max(...results.map((r) => r.latency.p99)),
         roundTripsPerRequest: round((tripsAfter.roundTrips - trips.roundTrips) / Math.max(1, tripsAfter.requests - trips.requests)),
-        ...cpuFigures(groups, before, seconds),
+        ...cpuFigures(groups(), before, seconds),
       });
       log(`API: ${n} process(es): ${apiRuns.at(-1)!.requestsPerSecond} requests/s`);
     }
@@ -214,9 +221,6 @@ async function main(): Promise<void> {
     const db = new Client({ connectionString: databaseUrl });
     await db.connect();
     stops.push(() => db.end());
-    const temporalDb = new Client({ connectionString: databaseUrl });
-    await temporalDb.connect();
-    stops.push(() => temporalDb.end());
     let turn = 0;
     const nextApi = () => apis[turn++ % apis.length]!;
 
@@ -251,14 +255,12 @@ async function main(): Promise<void> {
       }
       return ids;
     };
-    const temporalTransactions = async () =>
-      Number(
-        (
-          await temporalDb.query<{ n: string }>('SELECT sum(xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = ANY($1)', [
-            Object.values(temporal.databases),
-          ])
-        ).rows[0]!.n,
-      );
+    // Backends report their counts to the statistics a moment after each transaction: callers wait before reading.
+    const transactions = async (databases: string[]) =>
+      Number((await db.query<{ n: string }>('SELECT sum(xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = ANY($1)', [databases])).rows[0]!.n);
+    const appDatabase = [new URL(databaseUrl).pathname.slice(1)];
+    const temporalDatabases = Object.values(temporal.databases);
+    const settle = () => new Promise((r) => setTimeout(r, 2_000));
     const workflowsStarted = async (since: Date) => {
       const visibility = new Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: `/${temporal.databases.visibility}` }).toString() });
       await visibility.connect();
@@ -271,19 +273,16 @@ async function main(): Promise<void> {
 
     const completionRuns: CompletionRun[] = [];
     for (const n of [1, 2]) {
-      if (workers.length < n) workers.push(await startWorker(n));
+      if (workers.length < n) await startWorker(n);
       log(`checkout: warm-up and ${COMPLETIONS} paid sessions through the API (${n} worker(s))`);
       const warm = await preparePaid(LANES);
       await lanes(warm, LANES, async (id) => void (await call(nextApi(), 'POST', `/api/v1/payment/checkout-sessions/${id}/confirm`, ws.secretKey)));
       const ids = await preparePaid(COMPLETIONS);
       await waitFulfilled(db, warm);
-      // Stats are cumulative and sampled; a pause lets the preparation's figures settle out of the window.
-      await new Promise((r) => setTimeout(r, 1_000));
-      const servers = [...apis, ...workers];
-      const groups = groupsOf(servers);
-      const before = cpuSnapshot(groups);
-      const trips = await roundTrips(servers);
-      const transactions = await temporalTransactions();
+      await settle();
+      const before = cpuSnapshot(groups());
+      const trips = await roundTrips(apis);
+      const [appBefore, temporalBefore] = [await transactions(appDatabase), await transactions(temporalDatabases)];
       const since = new Date();
       const t0 = Date.now();
       log(`checkout: ${COMPLETIONS} sessions confirmed at once, ${n} worker(s)`);
@@ -293,21 +292,23 @@ async function main(): Promise<void> {
       });
       const last = await waitFulfilled(db, ids);
       const seconds = (last - t0) / 1000;
-      const cpu = cpuFigures(groups, before, seconds);
-      const tripsAfter = await roundTrips(servers);
+      const cpu = cpuFigures(groups(), before, seconds);
+      const tripsAfter = await roundTrips(apis);
+      await settle();
       completionRuns.push({
         workers: n,
         sessions: ids.length,
         seconds: round(seconds, 1),
         completionsPerSecond: round(ids.length / seconds, 1),
-        appRoundTripsPerCompletion: round((tripsAfter.roundTrips - trips.roundTrips) / ids.length, 1),
-        temporalTransactionsPerCompletion: round(((await temporalTransactions()) - transactions) / ids.length, 1),
+        apiRoundTripsPerConfirm: round((tripsAfter.roundTrips - trips.roundTrips) / ids.length, 1),
+        appTransactionsPerCompletion: round(((await transactions(appDatabase)) - appBefore) / ids.length, 1),
+        temporalTransactionsPerCompletion: round(((await transactions(temporalDatabases)) - temporalBefore) / ids.length, 1),
         workflowsPerCompletion: round((await workflowsStarted(since)) / ids.length, 2),
         ...cpu,
       });
       log(`checkout: ${n} worker(s): ${completionRuns.at(-1)!.completionsPerSecond} completions/s`);
     }
-    for (const s of started) s.assertAlive();
+    for (const s of apis) s.assertAlive();
 
     const result = { at: new Date().toISOString(), cores: cpus().length, loadAverageAtEnd: loadavg(), historyShards: SHARDS, poolSize: POOL_SIZE, api: apiRuns, checkout: completionRuns };
     await writeFile(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
@@ -343,7 +344,8 @@ function render(apiRuns: ApiRun[], completionRuns: CompletionRun[]): string {
     'Checkout completions (confirmed at once):',
     ...completionRuns.map(
       (r) =>
-        `  ${r.workers} worker(s): ${r.completionsPerSecond} completions/s (${r.sessions} in ${r.seconds} s), ${r.appRoundTripsPerCompletion} app DB round trips, ` +
+        `  ${r.workers} worker(s): ${r.completionsPerSecond} completions/s (${r.sessions} in ${r.seconds} s), ${r.apiRoundTripsPerConfirm} API statements per confirm, ` +
+        `${r.appTransactionsPerCompletion} app DB transactions, ` +
         `${r.temporalTransactionsPerCompletion} Temporal DB transactions, ${r.workflowsPerCompletion} workflows per completion; cores: ${cores(r.cores)}`,
     ),
   ].join('\n');
