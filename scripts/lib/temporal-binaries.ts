@@ -24,13 +24,14 @@ export function testServerExecutable(): EphemeralServerExecutable {
   return resolveExecutable('test-server', 'Temporal time-skipping test server');
 }
 
-export type TemporalTool = 'cli' | 'test-server' | 'mailpit' | 'seaweedfs';
+export type TemporalTool = 'cli' | 'test-server' | 'mailpit' | 'seaweedfs' | 'temporal-server';
 
 const TOOLS: Record<TemporalTool, { envVar: string; binName: string }> = {
   cli: { envVar: 'TEMPORAL_CLI_PATH', binName: 'temporal' },
   'test-server': { envVar: 'TEMPORAL_TEST_SERVER_PATH', binName: 'temporal-test-server' },
   mailpit: { envVar: 'MAILPIT_PATH', binName: 'mailpit' },
   seaweedfs: { envVar: 'SEAWEEDFS_PATH', binName: 'weed' },
+  'temporal-server': { envVar: 'TEMPORAL_SERVER_PATH', binName: 'temporal-server' },
 };
 
 /** Mailpit for npm start: MAILPIT_PATH, else the provisioned one; null when neither exists (it has no download fallback). */
@@ -41,6 +42,32 @@ export function mailpitExecutable(): string | null {
 /** SeaweedFS (`weed`), the S3-compatible server of the S3 storage tests: SEAWEEDFS_PATH, else the provisioned one; null when neither exists. */
 export function seaweedfsExecutable(): string | null {
   return findExecutable('seaweedfs', 'SeaweedFS');
+}
+
+export interface TemporalServerTools {
+  /** The server (go.temporal.io/server's cmd/server). */
+  server: string;
+  /** temporal-sql-tool (its cmd/tools/sql), which creates the databases and applies the schema. */
+  sqlTool: string;
+  /** Holds postgresql/v12/temporal and postgresql/v12/visibility, the module's schema files. */
+  schemaDir: string;
+}
+
+/**
+ * The production Temporal server of the scale-out test, its SQL tool and schema: TEMPORAL_SERVER_PATH with
+ * TEMPORAL_SQL_TOOL_PATH and TEMPORAL_SCHEMA_DIR, else the provisioned ones; null when the server is neither.
+ */
+export function temporalServerTools(): TemporalServerTools | null {
+  const server = findExecutable('temporal-server', 'Temporal server');
+  if (!server) return null;
+  if (process.env.TEMPORAL_SERVER_PATH) {
+    const { TEMPORAL_SQL_TOOL_PATH: sqlTool, TEMPORAL_SCHEMA_DIR: schemaDir } = process.env;
+    if (!sqlTool || !isExecutableFile(sqlTool) || !schemaDir || !fs.existsSync(path.join(schemaDir, 'postgresql', 'v12'))) {
+      throw new Error('TEMPORAL_SERVER_PATH needs TEMPORAL_SQL_TOOL_PATH (temporal-sql-tool) and TEMPORAL_SCHEMA_DIR (holding postgresql/v12) beside it.');
+    }
+    return { server, sqlTool, schemaDir };
+  }
+  return { server, sqlTool: path.join(toolsDir(), 'bin', 'temporal-sql-tool'), schemaDir: path.join(toolsDir(), 'temporal-server-schema') };
 }
 
 function isMissing(tool: TemporalTool): boolean {

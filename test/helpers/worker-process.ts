@@ -18,18 +18,23 @@ export interface WorkerProcess {
  * `npm run worker` as its own process (`node --import tsx worker/main.ts`): Temporal worker plus the outbox
  * relay, exactly as deployed (or another `script` that logs `startedMessage`, e.g. `api/main.ts` with
  * "api listening"; `nodeArgs` go before the script, e.g. `--cpu-prof`). Resolves once it logs "worker started".
- * It inherits this process's environment (the database, Temporal address and encryption key from globalSetup);
- * `env` adds the rest, NODE_EXTRA_CA_CERTS included (Node reads it only at start-up).
+ * A compiled `script` (`.js`, e.g. an absolute path into a build's dist/) runs with plain node, as in production.
+ * It inherits this process's environment (the database, Temporal address and encryption key from globalSetup)
+ * unless `inheritEnv` is false (then only PATH and HOME); `env` adds the rest, NODE_EXTRA_CA_CERTS included
+ * (Node reads it only at start-up).
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
-  options: { script?: string; startedMessage?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: { script?: string; startedMessage?: string; timeoutMs?: number; nodeArgs?: string[]; inheritEnv?: boolean } = {},
 ): Promise<WorkerProcess> {
   const timeoutMs = options.timeoutMs ?? 90_000;
   const startedLine = `"msg":"${options.startedMessage ?? 'worker started'}"`;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(PROJECT_ROOT, options.script ?? 'worker/main.ts')], {
+  const entry = path.resolve(PROJECT_ROOT, options.script ?? 'worker/main.ts');
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const base = options.inheritEnv === false ? { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } : process.env;
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, entry], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...base, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail: string[] = [];
