@@ -12,12 +12,12 @@ const steps = proxyActivities<ManualOrderActivities>({
 });
 
 /**
- * `manual-order:<mord>`: the paid-checkout fulfilment of a manual order the merchant confirmed (deliveries,
+ * `manual-order:<mord>`: the paid-checkout fulfillment of a manual order the merchant confirmed (deliveries,
  * licence keys, `product.purchased`, the receipt), started once by the confirming transaction's durable start.
  * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
  */
 export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
-  const plan = await steps.planManualOrderFulfilment(input);
-  for (const step of plan.steps) await steps.runManualOrderFulfilmentStep({ ...input, step });
+  const plan = await steps.planManualOrderFulfillment(input);
+  for (const step of plan.steps) await steps.runManualOrderFulfillmentStep({ ...input, step });
   return 'fulfilled';
 }
