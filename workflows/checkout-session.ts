@@ -1,5 +1,6 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/contracts/checkout';
+import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
 import {
   checkoutCompleted,
   checkoutPaymentSubmitted,
@@ -86,11 +87,13 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   state.step = 'fulfilling';
   state.status = 'completed';
   const local = patched(LOCAL_FULFILLMENT_PATCH);
+  // A run that began fulfilling before the activities took the spec's spelling goes on under the types it recorded.
+  const legacy = !patched(SPEC_SPELLING_PATCH);
   const run = <T>(activity: (proxy: typeof steps) => Promise<T>) => (local ? localFirst(() => activity(localSteps), () => activity(steps)) : activity(steps));
-  const plan = await run((proxy) => proxy.planCheckoutFulfillment(session));
+  const plan = await run((proxy) => activityOf(proxy, 'planCheckoutFulfillment', legacy)(session));
   for (const step of plan.steps) {
     state.currentStep = step;
-    await run((proxy) => proxy.runCheckoutFulfillmentStep({ ...session, step }));
+    await run((proxy) => activityOf(proxy, 'runCheckoutFulfillmentStep', legacy)({ ...session, step }));
   }
   state.currentStep = null;
   state.step = 'fulfilled';

@@ -1,5 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { ManualOrderActivities } from '../activities/contracts/manual-orders';
+import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
 import type { ManualOrderInput, ManualOrderOutcome } from './messages';
 
 /**
@@ -17,7 +18,9 @@ const steps = proxyActivities<ManualOrderActivities>({
  * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
  */
 export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
-  const plan = await steps.planManualOrderFulfillment(input);
-  for (const step of plan.steps) await steps.runManualOrderFulfillmentStep({ ...input, step });
+  // A run that began before the activities took the spec's spelling goes on under the types it recorded.
+  const legacy = !patched(SPEC_SPELLING_PATCH);
+  const plan = await activityOf(steps, 'planManualOrderFulfillment', legacy)(input);
+  for (const step of plan.steps) await activityOf(steps, 'runManualOrderFulfillmentStep', legacy)({ ...input, step });
   return 'fulfilled';
 }
