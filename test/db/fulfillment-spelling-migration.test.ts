@@ -9,8 +9,8 @@ import { createMigrator } from '../../db/migrate';
 const BEFORE = '0028-dashboard-people';
 const RENAMED = '0029-fulfillment-spelling';
 const LEDGERS = {
-  checkout_fulfilment_steps: 'checkout_fulfillment_steps',
-  manual_order_fulfilment_steps: 'manual_order_fulfillment_steps',
+  'checkout_fulfilment_steps': 'checkout_fulfillment_steps',
+  'manual_order_fulfilment_steps': 'manual_order_fulfillment_steps',
 };
 
 let sequelize: Sequelize;
@@ -48,8 +48,8 @@ it('renames both ledgers, their primary and foreign keys, keeps their rows, and 
     await sequelize.query(`INSERT INTO manual_order_fulfilment_steps (manual_order_id, step) VALUES ('mord_1', 'email:receipt')`, { transaction });
   });
   const old = {
-    checkout_fulfilment_steps: ['checkout_fulfilment_steps_checkout_session_id_fkey', 'checkout_fulfilment_steps_pkey'],
-    manual_order_fulfilment_steps: ['manual_order_fulfilment_steps_manual_order_id_fkey', 'manual_order_fulfilment_steps_pkey'],
+    'checkout_fulfilment_steps': ['checkout_fulfilment_steps_checkout_session_id_fkey', 'checkout_fulfilment_steps_pkey'],
+    'manual_order_fulfilment_steps': ['manual_order_fulfilment_steps_manual_order_id_fkey', 'manual_order_fulfilment_steps_pkey'],
   };
   expect(await ledgers()).toEqual(old);
 
