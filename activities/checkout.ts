@@ -1,16 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
 import type { CheckoutStatus } from '../db/models';
-import { createCheckoutFulfilment, expireCheckoutIfOpen, expireProviderInvoiceOf, type StepOutcome } from '../domain/checkout';
+import { createCheckoutFulfillment, expireCheckoutIfOpen, expireProviderInvoiceOf, type StepOutcome } from '../domain/checkout';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
-import type { CheckoutActivities, CheckoutActivityInput, CheckoutFulfilmentPlan } from './contracts/checkout';
+import type { CheckoutActivities, CheckoutActivityInput, CheckoutFulfillmentPlan } from './contracts/checkout';
 
 const tenantOf = (input: CheckoutActivityInput) => ({ accountId: input.accountId, environment: input.environment });
 
-/** The checkout-session workflow's steps (domain/checkout/: expiry.ts, fulfilment.ts). */
+/** The checkout-session workflow's steps (domain/checkout/: expiry.ts, fulfillment.ts). */
 export function createCheckoutActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }): CheckoutActivities {
-  const fulfilment = createCheckoutFulfilment({ sequelize, config, box });
+  const fulfillment = createCheckoutFulfillment({ sequelize, config, box });
   return {
     /**
      * At the deadline: expires the session if it is still `open`; answers its status either way. "Now" is the
@@ -28,13 +28,13 @@ export function createCheckoutActivities({ sequelize, config, box }: { sequelize
       return status;
     },
 
-    async planCheckoutFulfilment(input: CheckoutActivityInput): Promise<CheckoutFulfilmentPlan> {
-      return { steps: await fulfilment.plan(tenantOf(input), input.sessionId) };
+    async planCheckoutFulfillment(input: CheckoutActivityInput): Promise<CheckoutFulfillmentPlan> {
+      return { steps: await fulfillment.plan(tenantOf(input), input.sessionId) };
     },
 
     /** One step, applied at most once per session whatever the retries (`already_applied` on a repeat). */
-    async runCheckoutFulfilmentStep(input: CheckoutActivityInput & { step: string }): Promise<StepOutcome> {
-      return fulfilment.runStep(tenantOf(input), input.sessionId, input.step);
+    async runCheckoutFulfillmentStep(input: CheckoutActivityInput & { step: string }): Promise<StepOutcome> {
+      return fulfillment.runStep(tenantOf(input), input.sessionId, input.step);
     },
   };
 }

@@ -9,6 +9,7 @@ import { createSubscriptionActivities } from './subscriptions';
 import { createShippingActivities } from './shipping';
 import { createWebhookActivities } from './webhooks';
 import type { ActivityDeps } from './deps';
+import { withLegacyActivityTypes } from '../workflows/legacy-activity-types';
 
 export type { ActivityDeps } from './deps';
 
@@ -30,9 +31,12 @@ export function combineActivities<T extends Record<string, Activity>[]>(...sets:
   return all as UnionToIntersection<T[number]>;
 }
 
-/** Every activity, built from real dependencies handed in by the worker (or by a test). */
+/**
+ * Every activity, built from real dependencies handed in by the worker (or by a test); the ones renamed to the
+ * spec's spelling also under the type older runs recorded (docs/decisions/vocabulary.md).
+ */
 export function createActivities(deps: ActivityDeps) {
-  return combineActivities(
+  const all = combineActivities(
     createMaintenanceActivities(deps),
     createFileActivities(deps),
     createAiGenerationActivities(deps),
@@ -44,4 +48,5 @@ export function createActivities(deps: ActivityDeps) {
     createSubscriptionActivities(deps),
     createShippingActivities(deps),
   );
+  return withLegacyActivityTypes(all);
 }

@@ -31,7 +31,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   ACTIVATION_LIMIT_REACHED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
-  // The fulfilment partner did not answer (down, timed out, 5xx): nothing was changed; retry later.
+  // The fulfillment partner did not answer (down, timed out, 5xx): nothing was changed; retry later.
   PARTNER_UNAVAILABLE: 502,
   // The database went away under the request (its connection ended, a failover): nothing was changed; retry (Retry-After).
   SERVICE_UNAVAILABLE: 503,

@@ -21,7 +21,7 @@ import { createCryptoBox, parseEncryptionKey } from '../lib/crypto-box';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../lib/webhooks/signature';
 import { freePort } from '../scripts/lib/free-port';
-import { insertSellableProduct } from '../test/fixtures/fulfilment';
+import { insertSellableProduct } from '../test/fixtures/fulfillment';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../test/helpers/https-receiver';
 import { startTestSmtpServer } from '../test/helpers/smtp-server';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';

@@ -13,7 +13,7 @@ export interface MerchantRow {
   metaPixelId: string | null;
   googleTagId: string | null;
   tiktokPixelId: string | null;
-  /** Whether the fulfilment module is on: product pages then show stock. */
+  /** Whether the fulfillment module is on: product pages then show stock. */
   fulfillmentEnabled: boolean;
   /** When the workspace's branding last changed: the landing page's lastmod in the sitemap. */
   updatedAt: Date;

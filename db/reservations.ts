@@ -29,7 +29,7 @@ export const INSERT_RESERVATIONS_SQL = `INSERT INTO stock_reservations (referenc
      SELECT $1, r.variant_id, r.warehouse_id, $2, $3, r.quantity
        FROM unnest($4::text[], $5::text[], $6::bigint[]) AS r(variant_id, warehouse_id, quantity)`;
 
-/** Whether the workspace has the fulfilment module on, as committed now (not as a request's cached key saw it). */
+/** Whether the workspace has the fulfillment module on, as committed now (not as a request's cached key saw it). */
 export async function fulfillmentEnabled(tx: Transaction, accountId: string): Promise<boolean> {
   const [row] = await connectionOf(tx).query<{ enabled: boolean }>(FULFILLMENT_ENABLED_SQL, {
     bind: [accountId],

@@ -12,7 +12,7 @@ export const EVENT_TYPES = [
   'service.variant.created.v1',
   'service.variant.updated.v1',
   'service.variant.archived.v1',
-  // Documents 1 and 2: checkout and fulfilment
+  // Documents 1 and 2: checkout and fulfillment
   'checkout.completed',
   'product.purchased',
   // Document 2: subscriptions

@@ -49,7 +49,7 @@ export async function aiGeneration(target: AiGenerationTarget): Promise<AiGenera
       outcomes.push('completed');
     } catch (err) {
       if (isCancellation(err)) {
-        // An operator cancelled the workflow: the product must not stay 'generating' forever.
+        // An operator canceled the workflow: the product must not stay 'generating' forever.
         await CancellationScope.nonCancellable(() => markAiGenerationFailed({ ...target, run: pending.run }));
         throw err;
       }

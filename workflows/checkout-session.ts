@@ -1,5 +1,6 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/contracts/checkout';
+import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
 import {
   checkoutCompleted,
   checkoutPaymentSubmitted,
@@ -20,9 +21,9 @@ const steps = proxyActivities<CheckoutActivities>({
 });
 
 /**
- * Fulfilment tries each step as a local activity first: it runs inside the workflow task, so a completion costs the
+ * Fulfillment tries each step as a local activity first: it runs inside the workflow task, so a completion costs the
  * Temporal server one workflow task for all its steps instead of an activity task and a workflow task per step
- * (docs/decisions/checkout.md, "Fulfilment"). A step that fails its local tries runs again as an ordinary activity
+ * (docs/decisions/checkout.md, "Fulfillment"). A step that fails its local tries runs again as an ordinary activity
  * (`steps`), which retries with backoff and without limit and shows in the Temporal UI as a pending activity with its
  * last failure. Either way a step applies once: each is keyed by (session, step) in the database.
  */
@@ -31,8 +32,8 @@ const localSteps = proxyLocalActivities<CheckoutActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
-/** Marks histories whose fulfilment runs local-first; those recorded before it replay with activities alone. */
-const LOCAL_FULFILMENT_PATCH = 'checkout-fulfilment-local-first';
+/** Marks histories whose fulfillment runs local-first; those recorded before it replay with activities alone. */
+const LOCAL_FULFILLMENT_PATCH = 'checkout-fulfilment-local-first';
 
 /** The step as a local activity (`local`), then, if its local tries all failed, as an ordinary one (`ordinary`). */
 async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>): Promise<T> {
@@ -50,7 +51,7 @@ async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>
  *
  * The row is the truth and the signals only wake the workflow: at the deadline it asks the database, which
  * expires an `open` session under its row lock, or answers that the buyer paid (`pending_review`: wait for the
- * merchant, without a deadline) or that it completed (a lost signal: fulfil now). Fulfilment is forward
+ * merchant, without a deadline) or that it completed (a lost signal: fulfil now). Fulfillment is forward
  * recovery, not compensation: a paid session cannot be un-paid, so each step retries until it lands.
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionOutcome> {
@@ -85,12 +86,14 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
 
   state.step = 'fulfilling';
   state.status = 'completed';
-  const local = patched(LOCAL_FULFILMENT_PATCH);
+  const local = patched(LOCAL_FULFILLMENT_PATCH);
+  // A run that began fulfilling before the activities took the spec's spelling goes on under the types it recorded.
+  const legacy = !patched(SPEC_SPELLING_PATCH);
   const run = <T>(activity: (proxy: typeof steps) => Promise<T>) => (local ? localFirst(() => activity(localSteps), () => activity(steps)) : activity(steps));
-  const plan = await run((proxy) => proxy.planCheckoutFulfilment(session));
+  const plan = await run((proxy) => activityOf(proxy, 'planCheckoutFulfillment', legacy)(session));
   for (const step of plan.steps) {
     state.currentStep = step;
-    await run((proxy) => proxy.runCheckoutFulfilmentStep({ ...session, step }));
+    await run((proxy) => activityOf(proxy, 'runCheckoutFulfillmentStep', legacy)({ ...session, step }));
   }
   state.currentStep = null;
   state.step = 'fulfilled';

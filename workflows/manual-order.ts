@@ -1,5 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { ManualOrderActivities } from '../activities/contracts/manual-orders';
+import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
 import type { ManualOrderInput, ManualOrderOutcome } from './messages';
 
 /**
@@ -12,12 +13,14 @@ const steps = proxyActivities<ManualOrderActivities>({
 });
 
 /**
- * `manual-order:<mord>`: the paid-checkout fulfilment of a manual order the merchant confirmed (deliveries,
+ * `manual-order:<mord>`: the paid-checkout fulfillment of a manual order the merchant confirmed (deliveries,
  * licence keys, `product.purchased`, the receipt), started once by the confirming transaction's durable start.
  * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
  */
 export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
-  const plan = await steps.planManualOrderFulfilment(input);
-  for (const step of plan.steps) await steps.runManualOrderFulfilmentStep({ ...input, step });
+  // A run that began before the activities took the spec's spelling goes on under the types it recorded.
+  const legacy = !patched(SPEC_SPELLING_PATCH);
+  const plan = await activityOf(steps, 'planManualOrderFulfillment', legacy)(input);
+  for (const step of plan.steps) await activityOf(steps, 'runManualOrderFulfillmentStep', legacy)({ ...input, step });
   return 'fulfilled';
 }

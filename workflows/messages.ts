@@ -23,9 +23,9 @@ export const workflowIds = {
   webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery:${eventId}:${endpointId}`,
   /** One delivery per sent-log row (`eml_…`), itself unique per business key. */
   emailDelivery: (emailId: string) => `email-delivery:${emailId}`,
-  /** One per checkout session, for its whole life: expiry, then fulfilment exactly once. */
+  /** One per checkout session, for its whole life: expiry, then fulfillment exactly once. */
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
-  /** The paid-checkout fulfilment of one confirmed manual order; never reused, so it runs once. */
+  /** The paid-checkout fulfillment of one confirmed manual order; never reused, so it runs once. */
   manualOrder: (orderId: string) => `manual-order:${orderId}`,
   /** One per completed session: its amount moves from pending to available once, after the settlement delay. */
   settlement: (sessionId: string) => `settlement:${sessionId}`,
@@ -150,7 +150,7 @@ export interface CheckoutWorkflowState {
   step: CheckoutWorkflowStep;
   /** The session's status as the workflow last saw it. */
   status: CheckoutSessionStatus;
-  /** The fulfilment step running now (e.g. `delivery:1`), null outside fulfilment. */
+  /** The fulfillment step running now (e.g. `delivery:1`), null outside fulfillment. */
   currentStep: string | null;
 }
 
@@ -171,7 +171,7 @@ export interface ManualOrderInput {
   orderId: string;
 }
 
-export interface ManualOrderFulfilmentPlan {
+export interface ManualOrderFulfillmentPlan {
   /** The steps to run in order, each keyed by its name within the order (`delivery:1`, `email:receipt`). */
   steps: string[];
 }
@@ -340,7 +340,7 @@ export type ShipmentBookingResult =
   | { state: 'booked'; partner: 'local' | 'biteship'; waybillId: string | null; schedule: LocalPartnerStep[] | null }
   | { state: 'cancelled' };
 
-/** rendered: the label exists (now or before); no_waybill: the courier has not given one yet; closed: it never will (cancelled, or over). */
+/** rendered: the label exists (now or before); no_waybill: the courier has not given one yet; closed: it never will (canceled, or over). */
 export type ShipmentLabelResult = 'rendered' | 'no_waybill' | 'closed';
 
 /** A webhook brought the waybill: render the label now rather than at the next check. */

@@ -7,17 +7,17 @@ export interface CheckoutActivityInput {
   sessionId: string;
 }
 
-export interface CheckoutFulfilmentPlan {
+export interface CheckoutFulfillmentPlan {
   /** The steps to run in order, each keyed by its name within the session (e.g. `discount`, `delivery:1`). */
   steps: string[];
 }
 
-/** What a fulfilment step did: applied now, or found applied by an earlier try. */
-export type FulfilmentStepOutcome = 'applied' | 'already_applied';
+/** What a fulfillment step did: applied now, or found applied by an earlier try. */
+export type FulfillmentStepOutcome = 'applied' | 'already_applied';
 
 /** The checkout-session workflow's activities (activities/checkout.ts). */
 export type CheckoutActivities = {
   expireCheckoutIfOpen(input: CheckoutActivityInput): Promise<Exclude<CheckoutSessionStatus, 'open'>>;
-  planCheckoutFulfilment(input: CheckoutActivityInput): Promise<CheckoutFulfilmentPlan>;
-  runCheckoutFulfilmentStep(input: CheckoutActivityInput & { step: string }): Promise<FulfilmentStepOutcome>;
+  planCheckoutFulfillment(input: CheckoutActivityInput): Promise<CheckoutFulfillmentPlan>;
+  runCheckoutFulfillmentStep(input: CheckoutActivityInput & { step: string }): Promise<FulfillmentStepOutcome>;
 };

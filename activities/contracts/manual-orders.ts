@@ -1,8 +1,8 @@
-import type { ManualOrderFulfilmentPlan, ManualOrderInput } from '../../workflows/messages';
-import type { FulfilmentStepOutcome } from './checkout';
+import type { ManualOrderFulfillmentPlan, ManualOrderInput } from '../../workflows/messages';
+import type { FulfillmentStepOutcome } from './checkout';
 
 /** The manual-order workflow's activities (activities/manual-orders.ts). */
 export type ManualOrderActivities = {
-  planManualOrderFulfilment(input: ManualOrderInput): Promise<ManualOrderFulfilmentPlan>;
-  runManualOrderFulfilmentStep(input: ManualOrderInput & { step: string }): Promise<FulfilmentStepOutcome>;
+  planManualOrderFulfillment(input: ManualOrderInput): Promise<ManualOrderFulfillmentPlan>;
+  runManualOrderFulfillmentStep(input: ManualOrderInput & { step: string }): Promise<FulfillmentStepOutcome>;
 };

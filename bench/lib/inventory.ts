@@ -21,7 +21,7 @@ export interface BenchInventory {
 }
 
 /**
- * A live store with the fulfilment module on, one warehouse and one published physical product whose one
+ * A live store with the fulfillment module on, one warehouse and one published physical product whose one
  * (default) variant carries SEEDED_STOCK, put there through moveStock so the movement log sums to the balance.
  * Both inventory scenarios, both sides of each, move this one stock row: the contention is the point.
  */

@@ -34,7 +34,7 @@ import { serveBare, sendJson } from './bare';
 
 /**
  * Ceiling for the buyer's buy-now checkout, `POST /api/v1/storefront/public/:merchantSlug/:productSlug/checkout`, of one
- * unit of a stock-tracked variant while the fulfilment module is on: the route's database work in the route's round
+ * unit of a stock-tracked variant while the fulfillment module is on: the route's database work in the route's round
  * trips, with its own statements where they are exported (the reservation's, db/reservations.ts and db/inventory.ts,
  * the merchant lookup, the workflow start's) and the same text, parameterised, where Sequelize builds them (the three
  * catalogue reads and the session INSERT with the model's column lists). In order: the per-IP and per-IP-and-merchant
@@ -119,7 +119,7 @@ const rowsOf = async <T extends object>(client: PoolClient, name: string | undef
 /** The reservation of one unit of `variantId` from the first warehouse with enough, as reserveForLines makes it for one line. */
 async function reserve(client: PoolClient, tenant: Tenant, variantId: string, quantity: number, reference: string, workflowId: string) {
   const scope = [tenant.accountId, tenant.environment];
-  const [enabled] = await rowsOf<{ enabled: boolean }>(client, 'ceiling-fulfilment', FULFILLMENT_ENABLED_SQL, [tenant.accountId]);
+  const [enabled] = await rowsOf<{ enabled: boolean }>(client, 'ceiling-fulfillment', FULFILLMENT_ENABLED_SQL, [tenant.accountId]);
   if (!enabled?.enabled) return false;
   const tracked = await rowsOf<{ variantId: string }>(client, 'ceiling-tracked', TRACKED_VARIANTS_SQL, [[variantId], ...scope]);
   if (tracked.length === 0) return false;

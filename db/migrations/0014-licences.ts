@@ -12,7 +12,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       product_id text NOT NULL REFERENCES products(id),
       customer_id text,
       checkout_session_id text,
-      -- The fulfilment line that issued the licence; with the session, what makes issuing idempotent.
+      -- The fulfillment line that issued the licence; with the session, what makes issuing idempotent.
       line_key text,
       max_activations integer NOT NULL CHECK (max_activations > 0),
       -- Reads answer 'expired' for an active licence past expires_at (docs/decisions/licenses.md).
@@ -24,7 +24,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       CHECK ((status = 'revoked') = (revoked_at IS NOT NULL)),
       CHECK (checkout_session_id IS NULL OR line_key IS NOT NULL)
     );
-    -- A retried fulfilment step finds the licence it issued, also under two concurrent tries.
+    -- A retried fulfillment step finds the licence it issued, also under two concurrent tries.
     CREATE UNIQUE INDEX licenses_checkout_line ON licenses (account_id, environment, checkout_session_id, line_key)
       WHERE checkout_session_id IS NOT NULL;
     -- The merchant list: newest first.

@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 
-// Checkout: sessions and their refunds, the fulfilment steps that make each completion effect happen once,
+// Checkout: sessions and their refunds, the fulfillment steps that make each completion effect happen once,
 // deliveries, and the balance ledger that each completed session credits (docs/decisions/checkout.md).
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`
@@ -28,7 +28,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       discount_id text REFERENCES discount_codes(id),
       discount_code text,
       discount_amount bigint NOT NULL DEFAULT 0 CHECK (discount_amount >= 0),
-      -- Set at fulfilment: false when the code ran out of uses between checkout and completion.
+      -- Set at fulfillment: false when the code ran out of uses between checkout and completion.
       discount_applied boolean,
       shipping_address jsonb,
       referral_code text,
@@ -41,7 +41,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       paid_at timestamptz,
       completed_at timestamptz,
       expired_at timestamptz,
-      -- The fulfilment saga's progress, for the merchant's view; the workflow holds the truth.
+      -- The fulfillment saga's progress, for the merchant's view; the workflow holds the truth.
       fulfilled_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
@@ -63,7 +63,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     );
     CREATE INDEX checkout_refunds_session ON checkout_refunds (checkout_session_id, id);
 
-    -- One row per fulfilment effect of a session (the step name, or step:line): the effect is written in the
+    -- One row per fulfillment effect of a session (the step name, or step:line): the effect is written in the
     -- same transaction as its row, so a retried or replayed step finds the row and writes nothing again.
     CREATE TABLE checkout_fulfilment_steps (
       checkout_session_id text NOT NULL REFERENCES checkout_sessions(id),
@@ -94,7 +94,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       CHECK (kind <> 'license' OR license_key IS NOT NULL),
       CHECK (download_count IS NULL OR download_limit IS NULL OR download_count <= download_limit)
     );
-    -- One delivery per line of a session (or of a manual order), also under retried fulfilment steps.
+    -- One delivery per line of a session (or of a manual order), also under retried fulfillment steps.
     CREATE UNIQUE INDEX deliveries_session_line ON deliveries (checkout_session_id, line_key) WHERE checkout_session_id IS NOT NULL;
     CREATE UNIQUE INDEX deliveries_order_line ON deliveries (manual_order_id, line_key) WHERE manual_order_id IS NOT NULL;
     CREATE INDEX deliveries_list ON deliveries (account_id, environment, id DESC);

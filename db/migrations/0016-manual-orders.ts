@@ -70,7 +70,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     CREATE INDEX manual_orders_payment_status ON manual_orders (account_id, environment, payment_status, id DESC);
     CREATE INDEX manual_orders_fulfillment_status ON manual_orders (account_id, environment, fulfillment_status, id DESC);
 
-    -- One row per fulfilment effect of a confirmed order (e.g. delivery:1, email:receipt), written in the
+    -- One row per fulfillment effect of a confirmed order (e.g. delivery:1, email:receipt), written in the
     -- transaction of the effect itself: a retried or replayed step finds its row and does nothing again.
     CREATE TABLE manual_order_fulfilment_steps (
       manual_order_id text NOT NULL REFERENCES manual_orders(id),

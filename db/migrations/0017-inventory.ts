@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 
-// Inventory of the fulfilment module: warehouses, product variants, one stock row per (variant, warehouse) and
+// Inventory of the fulfillment module: warehouses, product variants, one stock row per (variant, warehouse) and
 // the append-only movement log that every stock change writes with it (docs/decisions/inventory.md).
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query(`

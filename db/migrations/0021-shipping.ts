@@ -65,7 +65,7 @@ export async function up(qi: QueryInterface): Promise<void> {
       CHECK (label_key IS NULL OR waybill_id IS NOT NULL),
       CHECK ((status = 'cancelled') = (cancelled_at IS NOT NULL))
     );
-    -- One shipment per line of a checkout session, also under retried fulfilment steps.
+    -- One shipment per line of a checkout session, also under retried fulfillment steps.
     CREATE UNIQUE INDEX shipments_session_line ON shipments (checkout_session_id, line_key) WHERE checkout_session_id IS NOT NULL;
     -- The partner's webhooks name its order: one shipment per order id, whichever partner (their ids never meet).
     CREATE UNIQUE INDEX shipments_partner_order ON shipments (partner_order_id) WHERE partner_order_id IS NOT NULL;

@@ -1,7 +1,7 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
 import { Environment, tenantColumns } from './common';
 
-/** A stock location of the fulfilment module; archived rows are kept (their stock rows and movements point at them). */
+/** A stock location of the fulfillment module; archived rows are kept (their stock rows and movements point at them). */
 export class Warehouse extends Model<InferAttributes<Warehouse>, InferCreationAttributes<Warehouse>> {
   declare id: string;
   declare accountId: string;

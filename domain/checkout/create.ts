@@ -51,9 +51,9 @@ export const checkoutStockOwner = (sessionId: string): ReservationOwner => ({
 });
 
 /**
- * Writes a session and, in the same transaction, the durable start of its workflow (expiry, then fulfilment),
+ * Writes a session and, in the same transaction, the durable start of its workflow (expiry, then fulfillment),
  * so a crash between the commit and the start delays the workflow, never loses it, and the reservation of its
- * stock-tracked variants while the fulfilment module is on (`409 INSUFFICIENT_STOCK` when short: the caller's
+ * stock-tracked variants while the fulfillment module is on (`409 INSUFFICIENT_STOCK` when short: the caller's
  * transaction rolls back, nothing is written). Callers have validated and priced the input; this stores it.
  * With `providerInvoices`, a provider-mode session gets its provider invoice here, so its `hostedUrl` is the
  * provider's page from the start; without, its first pay creates it.

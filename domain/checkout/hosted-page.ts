@@ -31,7 +31,7 @@ export type ReceiptItem =
   | { kind: 'shipment' | 'manual'; lineName: string };
 
 export interface HostedPageReceipt {
-  /** False while fulfilment has not yet written every line's delivery: the page says so and a reload shows more. */
+  /** False while fulfillment has not yet written every line's delivery: the page says so and a reload shows more. */
   ready: boolean;
   completedAt: Date;
   items: ReceiptItem[];

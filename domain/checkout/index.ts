@@ -2,9 +2,9 @@
 export { providerInvoicesOf } from './backends';
 export { DEFAULT_CHECKOUT_LIFETIME_MS, MAX_CHECKOUT_LIFETIME_MS, insertCheckoutSession } from './create';
 export { expireCheckoutIfOpen, expireProviderInvoiceOf } from './expiry';
-export { deliverPurchasedLine } from './fulfilment-delivery';
-export { createCheckoutFulfilment } from './fulfilment';
-export type { StepOutcome } from './fulfilment';
+export { deliverPurchasedLine } from './fulfillment-delivery';
+export { createCheckoutFulfillment } from './fulfillment';
+export type { StepOutcome } from './fulfillment';
 export { createHostedCheckoutService } from './hosted-page';
 export type { HostedCheckoutService, HostedCheckoutView, ReceiptItem } from './hosted-page';
 export { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';

@@ -52,7 +52,7 @@ export const CreateCheckoutSessionBody = z
       .optional()
       .meta({
         description:
-          'Only with productId: an active variant of it; omitted: its default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the create is 409 INSUFFICIENT_STOCK',
+          'Only with productId: an active variant of it; omitted: its default variant when it has variants. With the fulfillment module on, a stock-tracked variant’s quantity is reserved, or the create is 409 INSUFFICIENT_STOCK',
       }),
     quantity: z.int().min(1).max(MAX_QUANTITY).optional().meta({ description: 'Only with productId; default 1' }),
     successUrl: redirectUrl.optional(),

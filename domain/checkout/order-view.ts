@@ -181,7 +181,7 @@ export function createOrderPageService({ config }: Pick<ServiceDeps, 'config'>) 
       downloadOf(delivery, now),
       licenseOf(delivery, delivery.licenseKey, now),
     ]);
-    // Fulfilment writes every delivery for a line of a session or a manual order; anything else is no buyer's order.
+    // Fulfillment writes every delivery for a line of a session or a manual order; anything else is no buyer's order.
     if (!placed || !account) return undefined;
     return {
       deliveryId: delivery.id,

@@ -91,7 +91,7 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
   }
 
   return {
-    /** Written with the durable start of its workflow (expiry, then fulfilment), which is started right after commit. */
+    /** Written with the durable start of its workflow (expiry, then fulfillment), which is started right after commit. */
     async create(auth: AuthContext, input: CreateCheckoutSessionBody): Promise<CheckoutSessionDto> {
       const tenant = tenantWhere(auth);
       const now = new Date();

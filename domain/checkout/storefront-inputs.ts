@@ -57,7 +57,7 @@ const variantId = singleLine({ min: 1, max: 100, trim: false })
   .optional()
   .meta({
     description:
-      'An active variant of the product (priced at price + priceDelta); omitted or null: the product’s default variant when it has variants. With the fulfilment module on, a stock-tracked variant’s quantity is reserved, or the checkout is 409 INSUFFICIENT_STOCK',
+      'An active variant of the product (priced at price + priceDelta); omitted or null: the product’s default variant when it has variants. With the fulfillment module on, a stock-tracked variant’s quantity is reserved, or the checkout is 409 INSUFFICIENT_STOCK',
   });
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);

@@ -47,7 +47,7 @@ export function createStorefrontCheckoutService(deps: Pick<ServiceDeps, 'sequeli
     buyer: Buyer,
     itemsOf: (tx: Transaction) => Promise<{ items: CheckoutCartItem[]; options?: PriceCartOptions }>,
   ): Promise<{ checkoutSessionId: string; hostedUrl: string }> {
-    // With the fulfilment module on, a courier chosen in metadata ships the order, so it must be one the partner
+    // With the fulfillment module on, a courier chosen in metadata ships the order, so it must be one the partner
     // offers (asked before the transaction); with the module off the keys are plain metadata.
     const choice = shippingChoiceOf(buyer.metadata ?? {});
     if (choice && (await Account.findByPk(tenant.accountId, { attributes: ['fulfillmentEnabled'] }))?.fulfillmentEnabled) {

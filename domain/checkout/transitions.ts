@@ -63,7 +63,7 @@ export async function payCheckoutSession(
 
 /**
  * Marks a session `completed` (the merchant saw the transfer, or a provider's callback) and records, in the same
- * transaction, the signal that wakes its workflow for fulfilment: a crash after the commit delays fulfilment,
+ * transaction, the signal that wakes its workflow for fulfillment: a crash after the commit delays fulfillment,
  * never loses it. The invoice the session collects, if any, is paid in the same transaction. `from` is the
  * status the caller may complete.
  */
@@ -85,7 +85,7 @@ export async function completeCheckoutSession(
 
 /**
  * The completion itself, on a session the caller locked in `tx` and found completable: the merchant's confirm
- * above and the provider's payment callback take this one path, so fulfilment is signalled the same way, once.
+ * above and the provider's payment callback take this one path, so fulfillment is signalled the same way, once.
  * Answers the recorded start to make after commit.
  */
 export async function completeLockedSession(

@@ -31,7 +31,7 @@ type Receipt = Promise<EmailDataInput<'checkout_receipt'>>;
 
 /**
  * The receipt a delivery's e-mail carries, built by the area that sold it. Handed in by domain/services.ts: checkout
- * and manual orders sit above deliveries (their fulfilment creates deliveries), so deliveries cannot import them.
+ * and manual orders sit above deliveries (their fulfillment creates deliveries), so deliveries cannot import them.
  */
 export interface DeliveryReceipts {
   checkout(tx: Transaction, tenant: Tenant, session: CheckoutSession, links: DownloadLinks): Receipt;

@@ -52,7 +52,7 @@ async function reserveFromFirstWithEnough(tx: Transaction, tenant: Tenant, varia
 
 /**
  * Reserves the stock-tracked variants of `lines` for `owner.reference`, in the caller's transaction, while the
- * workspace has the fulfilment module on (read here, as committed: callers need not check it). Tracked means the
+ * workspace has the fulfillment module on (read here, as committed: callers need not check it). Tracked means the
  * variant has a stock row in some warehouse; lines without a variant, and untracked variants, reserve nothing.
  * Each variant's quantity (summed over its lines) comes whole from one warehouse: the default if it has enough,
  * else the first other active warehouse (in creation order) that has. Lock order: the variants' products (share, id
@@ -99,7 +99,7 @@ export async function reserveForLines(tx: Transaction, tenant: Tenant, lines: Re
 
 /**
  * Settles what `owner.reference` still holds, once: `release` gives it back to `available` (an expired session,
- * a cancelled order), `commit` takes it out of `reserved` (the goods left). Not gated on the module: holds made
+ * a canceled order), `commit` takes it out of `reserved` (the goods left). Not gated on the module: holds made
  * while it was on are settled after it is switched off. Answers what was settled (empty on a repeat).
  */
 async function settle(tx: Transaction, tenant: Tenant, owner: ReservationOwner, kind: 'release' | 'commit'): Promise<Reservation[]> {

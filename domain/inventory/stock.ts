@@ -74,7 +74,7 @@ function insufficient(deltas: StockBalances, now: StockBalances): AppError {
  * Adjustments and reservations also share-lock the variant and the warehouse (archiving either waits, and none
  * lands after an archive). A change that would take a balance below zero throws `409 INSUFFICIENT_STOCK` having
  * written nothing and without failing a statement, so the transaction stays usable (a reservation may try the
- * next warehouse). Not gated on the fulfilment module: callers decide (a reservation made while it was on must
+ * next warehouse). Not gated on the fulfillment module: callers decide (a reservation made while it was on must
  * still be released after it is switched off). A caller moving several rows in one transaction (a cart) moves
  * them in one order (by variant id, then warehouse id), so two such transactions cannot deadlock.
  */

@@ -11,7 +11,7 @@ import { licenseKeyPrefix, newLicenseKey } from './key';
 export interface IssueLicenseInput {
   productId: string;
   customerId?: string | null;
-  /** With it, issuing is idempotent per (session, line): a retried fulfilment step gets the licence it issued. */
+  /** With it, issuing is idempotent per (session, line): a retried fulfillment step gets the licence it issued. */
   checkoutSessionId?: string | null;
   /** The checkout line; defaults to the product id (one licence per product line of a session). */
   lineKey?: string | null;

@@ -11,7 +11,7 @@ import { recordReferralConversion } from '../referrals';
 import type { ServiceDeps } from '../service-deps';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import { buyerNameOf, toManualOrderDto, toManualOrderListDto, type ManualOrderDto } from './dto';
-import { needsFulfilment } from './fulfilment-plan';
+import { needsFulfillment } from './fulfillment-plan';
 import type { UpdateManualOrderBody } from './inputs';
 import { commitReservations, releaseReservations } from '../inventory';
 import { planOrderUpdate } from './transitions';
@@ -30,7 +30,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
   /**
    * What a confirmation causes, in its transaction: the code's use is counted (the buyer keeps the price
    * quoted even if the code ran out of uses since), the referral's conversion, the buyer's e-mail, and the
-   * durable start of the paid-checkout fulfilment for digital or licence lines.
+   * durable start of the paid-checkout fulfillment for digital or licence lines.
    */
   async function onConfirmed(tx: Transaction, tenant: Tenant, order: ManualOrder): Promise<string[]> {
     if (order.discountId) {
@@ -50,7 +50,7 @@ export function createManualOrderService(deps: Pick<ServiceDeps, 'sequelize' | '
       data: { buyerName: buyerNameOf(order), orderNumber: order.orderNumber, currency: order.currency, amount: order.amount },
     });
     if (mail.workflowId) started.push(mail.workflowId);
-    if (order.lines.some(needsFulfilment)) {
+    if (order.lines.some(needsFulfillment)) {
       started.push(await recordStart(tx, tenant, { workflowType: 'manualOrder', input: { ...tenantWhere(tenant), orderId: order.id } }));
     }
     return started;

@@ -8,21 +8,21 @@ import type { UpdateManualOrderBody } from './inputs';
  *
  * - payment: `awaiting_payment` → `payment_confirmed` or `canceled`, nothing else. `canceled` is terminal;
  *   a confirmed payment cannot be canceled (refunds happen outside the API).
- * - fulfilment: forward in the order preparing → ready_to_ship → shipped → delivered, steps may be skipped;
+ * - fulfillment: forward in the order preparing → ready_to_ship → shipped → delivered, steps may be skipped;
  *   the only backward move is ready_to_ship → preparing (the parcel has not left). `shipped` and `delivered`
- *   are facts the buyer was told, so nothing goes back from them. A canceled order's fulfilment does not move.
+ *   are facts the buyer was told, so nothing goes back from them. A canceled order's fulfillment does not move.
  * - a payment move to the status the order already has is refused: a repeated confirmation must not look as if
- *   it happened (and mailed the buyer) twice. A fulfilment status equal to the current one is no move at all
+ *   it happened (and mailed the buyer) twice. A fulfillment status equal to the current one is no move at all
  *   (document 1: PATCH sets "that value"): a `200` that stamps and mails nothing.
  *
  * Every refusal is `409 INVALID_STATE` naming the current state (in the message and in `details`).
  */
-const FULFILMENT_RANK: Record<ManualFulfillmentStatus, number> = { preparing: 0, ready_to_ship: 1, shipped: 2, delivered: 3 };
+const FULFILLMENT_RANK: Record<ManualFulfillmentStatus, number> = { preparing: 0, ready_to_ship: 1, shipped: 2, delivered: 3 };
 const BACKWARD_ALLOWED: ReadonlySet<string> = new Set(['ready_to_ship>preparing']);
 
 export interface OrderUpdatePlan {
   fields: Partial<Attributes<ManualOrder>>;
-  /** awaiting_payment → payment_confirmed: mail the buyer, redeem the code, start fulfilment. */
+  /** awaiting_payment → payment_confirmed: mail the buyer, redeem the code, start fulfillment. */
   confirmed: boolean;
   /** → shipped: mail the buyer the shipping notification. */
   shipped: boolean;
@@ -47,10 +47,10 @@ function paymentMove(order: OrderState, to: ManualPaymentStatus): void {
   // from awaiting_payment, the one remaining target that is not a move is awaiting_payment itself, refused above.
 }
 
-function fulfilmentMove(order: OrderState, paymentAfter: ManualPaymentStatus, to: ManualFulfillmentStatus): void {
+function fulfillmentMove(order: OrderState, paymentAfter: ManualPaymentStatus, to: ManualFulfillmentStatus): void {
   const from: ManualFulfillmentStatus = order.fulfillmentStatus;
-  if (paymentAfter === 'canceled') throw refused(order, `is ${order.paymentStatus === 'canceled' ? 'canceled' : 'being canceled'}: a canceled order's fulfilment does not move`);
-  if (FULFILMENT_RANK[to] < FULFILMENT_RANK[from] && !BACKWARD_ALLOWED.has(`${from}>${to}`)) {
+  if (paymentAfter === 'canceled') throw refused(order, `is ${order.paymentStatus === 'canceled' ? 'canceled' : 'being canceled'}: a canceled order's fulfillment does not move`);
+  if (FULFILLMENT_RANK[to] < FULFILLMENT_RANK[from] && !BACKWARD_ALLOWED.has(`${from}>${to}`)) {
     throw refused(order, `is ${from}: it cannot go back to ${to} (only ready_to_ship may go back to preparing)`);
   }
 }
@@ -72,7 +72,7 @@ export function planOrderUpdate(order: OrderState, input: UpdateManualOrderBody,
     }
   }
   if (input.fulfillmentStatus !== undefined && input.fulfillmentStatus !== order.fulfillmentStatus) {
-    fulfilmentMove(order, fields.paymentStatus ?? order.paymentStatus, input.fulfillmentStatus);
+    fulfillmentMove(order, fields.paymentStatus ?? order.paymentStatus, input.fulfillmentStatus);
     fields.fulfillmentStatus = input.fulfillmentStatus;
     if (input.fulfillmentStatus === 'shipped') {
       fields.shippedAt = now;

@@ -16,7 +16,7 @@ export interface ModuleFlags {
 }
 
 /**
- * The modules whose routes refuse to work while the workspace has them off: without the fulfilment module,
+ * The modules whose routes refuse to work while the workspace has them off: without the fulfillment module,
  * inventory and shipping answer `409 fulfillment_module_disabled` (document 1). The payment module only
  * switches the backend behind the same routes, so nothing is gated on it.
  */
@@ -25,7 +25,7 @@ export type GatedModule = 'fulfillment';
 /** The one check of a module-gated operation, against the workspace as the request's key loaded it. */
 export function assertModuleEnabled(account: Pick<WorkspaceSummary, 'fulfillmentEnabled'>, module: GatedModule): void {
   if (module === 'fulfillment' && !account.fulfillmentEnabled) {
-    throw new AppError('fulfillment_module_disabled', 'The fulfilment module is off for this workspace; switch it on with POST /v1/modules');
+    throw new AppError('fulfillment_module_disabled', 'The fulfillment module is off for this workspace; switch it on with POST /v1/modules');
   }
 }
 

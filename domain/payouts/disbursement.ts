@@ -27,7 +27,7 @@ export class PayoutMissingError extends Error {}
  * 409); the payout id is the disbursement's external id and idempotency key, so a retry after a lost answer or a
  * failed commit gets the same disbursement, never a second one. A provider that refuses the disbursement (a bank
  * code it does not know) fails the payout at once, its amount back to `available`, with `payout.failed`; one that
- * does not answer throws, and the workflow asks again. A payout already submitted, cancelled or of the manual
+ * does not answer throws, and the workflow asks again. A payout already submitted, canceled or of the manual
  * backend is left as it is. Answers the payout's status.
  */
 export async function submitPayoutDisbursement(deps: DisbursementDeps, tenant: Tenant, payoutId: string, now = new Date()): Promise<DisbursementSubmission> {

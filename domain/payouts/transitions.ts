@@ -12,7 +12,7 @@ import { PAYOUT_MOVE_FROM } from './states';
 /**
  * The moves of a payout's state machine (document 2, States: Payout). Each runs under the payout's row lock and
  * commits, in one transaction, the new status with its stamp, the ledger row that returns the amount (failed,
- * cancelled) and the durable signal that tells the payout's workflow: the row, the balance and the workflow never
+ * canceled) and the durable signal that tells the payout's workflow: the row, the balance and the workflow never
  * tell different stories, and a move refused (409 naming the current status) changes nothing.
  */
 export type PayoutMove =

@@ -9,7 +9,7 @@ import { recordStart } from '../workflow-starts';
 import { placeOf } from './dto';
 import { partnerCall } from './partner-errors';
 
-/** What the checkout fulfilment knows of one physical line. */
+/** What the checkout fulfillment knows of one physical line. */
 export interface CheckoutShipmentInput {
   checkoutSessionId: string;
   lineKey: string;
@@ -32,7 +32,7 @@ export interface CreatedShipment {
 }
 
 /**
- * Creates the shipment of one physical line of a completed checkout, in the fulfilment step's transaction, and
+ * Creates the shipment of one physical line of a completed checkout, in the fulfillment step's transaction, and
  * records the durable start of its `shipment:shp_…` workflow there too (which books it with the partner, renders
  * the label, and for the local partner plays its status schedule). Idempotent per (session, line). Only local
  * writes happen here: the partner is called by the workflow, never inside the checkout's transaction. The origin
@@ -43,7 +43,7 @@ export async function createShipmentForCheckoutLine(tx: Transaction, tenant: Ten
   const existing = await Shipment.findOne({ where: { checkoutSessionId: input.checkoutSessionId, lineKey: input.lineKey, ...scope }, attributes: ['id'], transaction: tx });
   if (existing) return { shipmentId: existing.id, created: false, workflowId: null };
   if (input.items.length === 0 || input.items.some((item) => !(item.weight > 0) || !(item.quantity > 0))) {
-    // The fulfilment builds items from physical products, which always have a weight: anything else is a bug.
+    // The fulfillment builds items from physical products, which always have a weight: anything else is a bug.
     throw new Error(`checkout session ${input.checkoutSessionId} line ${input.lineKey}: a shipment needs items with a weight and a quantity`);
   }
   const origin = await ShippingOrigin.findOne({ where: scope, transaction: tx });

@@ -55,7 +55,7 @@ const dropNulls = (place: RatePlace): Place => Object.fromEntries(Object.entries
 /**
  * Shipping (document 1): the origin, couriers and rates from the environment's partner, the merchant's view of
  * shipments (list, retrieve, cancel, label), the label's signed download, and the partner's signed status
- * webhooks. Every keyed route sits behind the fulfilment module (api/endpoint.ts); shipments themselves are
+ * webhooks. Every keyed route sits behind the fulfillment module (api/endpoint.ts); shipments themselves are
  * created only by checkout completion (create.ts). No events: the partner emits shipment lifecycle events.
  */
 export function createShippingService({ sequelize, config, storage, starters, logger }: Pick<ServiceDeps, 'sequelize' | 'config' | 'storage' | 'starters' | 'logger'>) {
@@ -148,7 +148,7 @@ export function createShippingService({ sequelize, config, storage, starters, lo
 
     /**
      * Cancels before pickup (`pending` or `confirmed`), telling the partner first while holding the row lock, so
-     * a pickup reported meanwhile waits and then finds the shipment cancelled. After pickup: 409 INVALID_STATE.
+     * a pickup reported meanwhile waits and then finds the shipment canceled. After pickup: 409 INVALID_STATE.
      * No refund is made (document 1).
      */
     async cancel(auth: AuthContext, id: string, body: CancelShipmentBody): Promise<ShipmentDto> {
@@ -195,9 +195,9 @@ export function createShippingService({ sequelize, config, storage, starters, lo
       return { ...blob, fileName: `label-${shipment.waybillId ?? shipment.id}.pdf`, mimeType: 'application/pdf' };
     },
 
-    /** Public tracking moved to the fulfilment partner (document 1): always 410. */
+    /** Public tracking moved to the fulfillment partner (document 1): always 410. */
     track(): never {
-      throw new AppError('MOVED', 'Tracking moved to the fulfilment partner: follow the shipment’s trackingUrl');
+      throw new AppError('MOVED', 'Tracking moved to the fulfillment partner: follow the shipment’s trackingUrl');
     },
 
     /** Checks a partner webhook exactly as received, before its body is parsed; refuses with the reason. */

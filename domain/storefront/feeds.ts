@@ -81,7 +81,7 @@ function toItem(product: FeedProduct, merchant: Merchant, link: string, spec: Ch
     link,
     'g:image_link': image,
     'g:additional_image_link': additional.length > 0 ? additional.slice(0, ADDITIONAL_IMAGES_MAX) : undefined,
-    // No inventory exists until the fulfilment module's: every published product is in stock.
+    // No inventory exists until the fulfillment module's: every published product is in stock.
     'g:availability': spec.inStock,
     'g:price': formatPrice(product.price, product.currency),
     'g:condition': 'new',

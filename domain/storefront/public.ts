@@ -50,7 +50,7 @@ export type PublicProduct = ReturnType<typeof toPublicProduct>;
 
 /**
  * A variant as a buyer sees it: its resolved price, never its cost or threshold; `available` (summed over the
- * active warehouses) only while the fulfilment module is on, else null.
+ * active warehouses) only while the fulfillment module is on, else null.
  */
 export function toPublicVariant(row: PublicVariantRow, productPrice: number, withStock: boolean) {
   const priceDelta = Number(row.priceDelta);
@@ -171,7 +171,7 @@ export function createPublicStorefrontService({ sequelize, config }: Pick<Servic
       return {
         ...product,
         variants,
-        // Only variants are stock-tracked, and stock shows only while the fulfilment module is on.
+        // Only variants are stock-tracked, and stock shows only while the fulfillment module is on.
         inventory: merchant.fulfillmentEnabled && variants.length > 0 ? inventoryOf(variants) : null,
         crossSell: crossSell(product, candidates),
       };

@@ -39,7 +39,7 @@ interface SystemEndpointSpec {
 
 export const SYSTEM_ENDPOINTS: Record<SystemEndpointKind, SystemEndpointSpec> = {
   catalog_sync: {
-    description: '[outbound:catalog-sync] Catalogue sync to the fulfilment partner (managed by the service)',
+    description: '[outbound:catalog-sync] Catalogue sync to the fulfillment partner (managed by the service)',
     events: [...PRODUCT_EVENTS, ...VARIANT_EVENTS],
     url: (config) => config.FULFILLMENT_SYNC_URL,
     placeholder: 'https://catalog-sync.invalid/',
@@ -273,7 +273,7 @@ export function createWebhookEndpointService({
       return updated;
     },
 
-    /** Deletes the endpoint and its delivery log; pending retries are cancelled, and would find it gone anyway. */
+    /** Deletes the endpoint and its delivery log; pending retries are canceled, and would find it gone anyway. */
     async remove(auth: AuthContext, id: string) {
       const removed = await sequelize.transaction(async (tx) => {
         const endpoint = await lockEndpoint(tx, auth, id);

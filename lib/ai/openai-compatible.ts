@@ -33,7 +33,7 @@ function unfence(text: string): string {
 }
 
 function classify(err: unknown): unknown {
-  // Cancellation (activity cancelled or timed out) is not a provider verdict; let it surface as such.
+  // Cancellation (activity canceled or timed out) is not a provider verdict; let it surface as such.
   if (err instanceof APIUserAbortError) return err;
   // Timeouts (APIConnectionTimeoutError) and refused/reset connections: the next attempt may reach it.
   if (err instanceof APIConnectionError) return new TextGenerationError(`AI provider unreachable: ${err.message}`, true);

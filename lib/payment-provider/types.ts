@@ -130,7 +130,7 @@ export interface PaymentProvider {
   /** Sends a customer's changed details (the whole set, as we hold it) to the provider's customer `customerId`. */
   updateCustomer(customerId: string, input: Omit<ProviderCustomerInput, 'referenceId'>): Promise<void>;
   createInvoice(input: HostedInvoiceInput): Promise<HostedInvoice>;
-  /** Stops a pending invoice from being paid (an expired or cancelled session). Idempotent. */
+  /** Stops a pending invoice from being paid (an expired or canceled session). Idempotent. */
   expireInvoice(invoiceId: string): Promise<void>;
   chargePaymentMethod(input: ChargeInput): Promise<ChargeResult>;
   /** A charge as it stands now: how a `pending` one is followed until it succeeds or fails. */

@@ -37,12 +37,12 @@ export const LOCAL_PARTNER_STEPS = [
 /** Forward order of the moving statuses; a move applies only forward (events can arrive out of order). */
 const RANK: Record<ShipmentStatus, number> = { pending: 0, confirmed: 1, picked_up: 2, in_transit: 3, delivered: 4, returned: 5, cancelled: 5 };
 
-/** Before pickup: the only time a shipment can be cancelled (by the merchant or the partner). */
+/** Before pickup: the only time a shipment can be canceled (by the merchant or the partner). */
 export const CANCELLABLE: readonly ShipmentStatus[] = ['pending', 'confirmed'];
 
 /**
  * Whether `to` may follow `from`: forward moves along pending → confirmed → picked_up → in_transit → delivered;
- * `cancelled` only before pickup; `returned` once the courier has the parcel. Cancelled and returned are
+ * `cancelled` only before pickup; `returned` once the courier has the parcel. Canceled and returned are
  * final; so is delivered, except for a return.
  */
 export function canMove(from: ShipmentStatus, to: ShipmentStatus): boolean {

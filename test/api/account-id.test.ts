@@ -166,12 +166,12 @@ describe('accountId on every resource object', () => {
     expect((await http(t.api.baseUrl, 'PATCH', '/api/v1/shipping/origin', { key, body: { address: 'Jl. Gatot Subroto 12', contactName: 'Gudang', contactPhone: '021 555' } })).status).toBe(200);
     // No API creates a shipment; checkout completion does, through this same function.
     created.add(await insertShipment(t.ctx.sequelize, ws));
-    // No API creates a licence; checkout fulfilment issues one through this same function.
+    // No API creates a licence; checkout fulfillment issues one through this same function.
     await t.ctx.sequelize.transaction((tx) => issueLicense(tx, { accountId: ws.accountId, environment: 'test' }, { productId: String(product.id) }));
-    // No API creates a delivery either; fulfilment writes the row.
+    // No API creates a delivery either; fulfillment writes the row.
     created.add((await insertDelivery(t.ctx.sequelize, ws, String(product.id), { session: null })).id);
     await post('/api/v1/payment/checkout-sessions', { amount: 1000, currency: 'USD', description: 'Ebook', customerEmail: 'buyer@example.com', productId: product.id });
-    // A payout needs money that has settled (fulfilment credits it; the fixture settles it at once) and a bank account.
+    // A payout needs money that has settled (fulfillment credits it; the fixture settles it at once) and a bank account.
     await fundAvailable(t.ctx.sequelize, ws, 5_000);
     const bank = await http<{ data: { accountId: string } }>(t.api.baseUrl, 'PATCH', '/api/v1/payouts/bank-account', {
       key,

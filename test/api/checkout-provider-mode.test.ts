@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { AuditLog, CheckoutRefund, CheckoutSession } from '../../db/models';
 import { expireCheckoutIfOpen, expireProviderInvoiceOf } from '../../domain/checkout/expiry';
-import { createCheckoutFulfilment, FULFILMENT_STEPS } from '../../domain/checkout/fulfilment';
+import { createCheckoutFulfillment, FULFILLMENT_STEPS } from '../../domain/checkout/fulfillment';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import type { PaymentSandbox } from '../../lib/payment-provider/sandbox';
 import { SANDBOX_TEST_VALUES } from '../../lib/payment-provider/sandbox';
 import { CHECKOUT_SESSIONS, checkoutApiEnv, checkoutSnapshot, createSession, minimalSession, PUBLIC_BASE_URL } from '../helpers/checkout';
-import { eventsOfSession } from '../fixtures/fulfilment';
+import { eventsOfSession } from '../fixtures/fulfillment';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { startLossyProxy } from '../helpers/lossy-proxy';
 import { paidProviderSession as paidSession, payForm, sandboxEnv, startTestSandbox, switchPaymentModule } from '../helpers/payment-sandbox';
@@ -73,8 +73,8 @@ describe('checkout sessions in provider mode', () => {
     // Its checkout.completed says the provider completed it, not the merchant's confirm (whether the worker or this
     // call applies the step first, it is applied once).
     const config = loadConfig(process.env);
-    const fulfilment = createCheckoutFulfilment({ sequelize: ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
-    await fulfilment.runStep({ accountId: ws.accountId, environment: 'test' }, created.id, FULFILMENT_STEPS.completedEvent);
+    const fulfillment = createCheckoutFulfillment({ sequelize: ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
+    await fulfillment.runStep({ accountId: ws.accountId, environment: 'test' }, created.id, FULFILLMENT_STEPS.completedEvent);
     const completed = (await eventsOfSession(ctx.sequelize, created.id)).filter((e) => e.type === 'checkout.completed');
     expect(completed.map((e) => e.data.metadata?.source)).toEqual(['payment_provider']);
   });

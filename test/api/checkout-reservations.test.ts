@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { CheckoutSession } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { expireCheckoutIfOpen } from '../../domain/checkout/expiry';
-import { createCheckoutFulfilment, FULFILMENT_STEPS, planCheckoutFulfilment } from '../../domain/checkout/fulfilment';
+import { createCheckoutFulfillment, FULFILLMENT_STEPS, planCheckoutFulfillment } from '../../domain/checkout/fulfillment';
 import { commitReservations, releaseReservations, reserveForLines } from '../../domain/inventory/reservations';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
@@ -29,7 +29,7 @@ import { buyerPost, createProduct } from '../helpers/storefront';
 
 const t = useTestApi(checkoutApiEnv());
 const config = loadConfig(process.env);
-const fulfilment = () => createCheckoutFulfilment({ sequelize: t.ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
+const fulfillment = () => createCheckoutFulfillment({ sequelize: t.ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
 
 const PUBLIC = '/api/v1/storefront/public';
 const DAY = 24 * 60 * 60 * 1000;
@@ -139,7 +139,7 @@ const expire = (s: Shop, sessionId: string) => expireCheckoutIfOpen(t.ctx.sequel
 /** The merchant confirmed the payment; the workflow's `stock` step then runs (here directly, as its activity does). */
 async function completeAndCommit(s: Shop, sessionId: string) {
   await CheckoutSession.update({ status: 'completed', paymentMethod: 'va', paidAt: new Date(), completedAt: new Date() }, { where: { id: sessionId } });
-  return fulfilment().runStep(s.tenant, sessionId, FULFILMENT_STEPS.stock);
+  return fulfillment().runStep(s.tenant, sessionId, FULFILLMENT_STEPS.stock);
 }
 
 const workflowActor = (sessionId: string) => ({ actorType: 'workflow', actorId: `checkout-session:${sessionId}` });
@@ -485,7 +485,7 @@ describe('release and commit', () => {
       ...workflowActor(session.id),
     });
     const count = (await movementsOf(s.ws.accountId)).length;
-    expect(await fulfilment().runStep(s.tenant, session.id, FULFILMENT_STEPS.stock)).toBe('already_applied');
+    expect(await fulfillment().runStep(s.tenant, session.id, FULFILLMENT_STEPS.stock)).toBe('already_applied');
     // A completed session is not expired, so nothing goes back either.
     expect(await expire(s, session.id)).toBe('completed');
     expect(await movementsOf(s.ws.accountId)).toHaveLength(count);
@@ -495,7 +495,7 @@ describe('release and commit', () => {
 
   it('plans the `stock` step after the discount and before the deliveries, only for a session with variant lines', () => {
     const line = (lineKey: string, variantId: string | null) => ({ lineKey, productId: 'prod_x', variantId, name: 'Mug', quantity: 1, unitAmount: 100, amount: 100 });
-    expect(planCheckoutFulfilment({ discountId: 'disc_x', referralCode: null, lineItems: [line('1', null), line('2', 'var_x')] })).toEqual([
+    expect(planCheckoutFulfillment({ discountId: 'disc_x', referralCode: null, lineItems: [line('1', null), line('2', 'var_x')] })).toEqual([
       'discount',
       'stock',
       'delivery:1',
@@ -505,7 +505,7 @@ describe('release and commit', () => {
       'email:receipt',
       'fulfilled',
     ]);
-    expect(planCheckoutFulfilment({ discountId: null, referralCode: null, lineItems: [line('1', null)] })).not.toContain('stock');
+    expect(planCheckoutFulfillment({ discountId: null, referralCode: null, lineItems: [line('1', null)] })).not.toContain('stock');
   });
 
   it('releases at expiry only: a paid session awaiting confirmation keeps its hold past the deadline', async () => {

@@ -405,7 +405,7 @@ describe('POST /v1/payment/checkout-sessions/:id/refund', () => {
     );
   }
 
-  /** What the fulfilment's credit step writes: the session's amount into pending. */
+  /** What the fulfillment's credit step writes: the session's amount into pending. */
   async function credit(owner: { accountId: string }, sessionId: string, amount: number, currency = 'USD') {
     await t.ctx.sequelize.transaction((tx) =>
       appendLedgerEntry(tx, tenantOf(owner), { id: newId('txn'), type: 'checkout_credit', sourceId: sessionId, checkoutSessionId: sessionId, currency, pendingDelta: amount, availableDelta: 0 }),

@@ -1,6 +1,6 @@
 import { CheckoutSession, Delivery, Shipment } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
-import { deliveryStep, createCheckoutFulfilment } from '../../domain/checkout/fulfilment';
+import { deliveryStep, createCheckoutFulfillment } from '../../domain/checkout/fulfillment';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
@@ -14,7 +14,7 @@ import { buyerPost, createProduct } from '../helpers/storefront';
 // (docs/decisions/shipping.md). Without a courier, or with the module off, it stays `manual`.
 const t = useTestApi(checkoutApiEnv());
 const config = loadConfig(process.env);
-const fulfilment = () => createCheckoutFulfilment({ sequelize: t.ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
+const fulfillment = () => createCheckoutFulfillment({ sequelize: t.ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
 
 const address = { name: 'Budi', line1: 'Jl. Sudirman 1', city: 'Jakarta', country: 'ID', postalCode: '10210' };
 
@@ -36,7 +36,7 @@ const buyNow = (s: { ws: CreatedWorkspace; slug: string }, metadata: Record<stri
 /** The merchant confirmed; the workflow's delivery step for line 1 runs (here directly, as its activity does). */
 async function completeAndDeliver(tenant: Tenant, sessionId: string): Promise<Delivery> {
   await CheckoutSession.update({ status: 'completed', paymentMethod: 'va', paidAt: new Date(), completedAt: new Date() }, { where: { id: sessionId } });
-  await fulfilment().runStep(tenant, sessionId, deliveryStep('1'));
+  await fulfillment().runStep(tenant, sessionId, deliveryStep('1'));
   return (await Delivery.findOne({ where: { checkoutSessionId: sessionId } }))!;
 }
 
@@ -49,11 +49,11 @@ describe('shipments at checkout completion', () => {
     expect(delivery.kind).toBe('shipment');
     const shipment = await Shipment.findByPk(delivery.shipmentId!);
     expect(shipment).toMatchObject({ accountId: s.ws.accountId, courierCode: 'jne', courierServiceCode: 'reg' });
-    expect(await fulfilment().runStep(s.tenant, created.body.data.checkoutSessionId, deliveryStep('1'))).toBe('already_applied');
+    expect(await fulfillment().runStep(s.tenant, created.body.data.checkoutSessionId, deliveryStep('1'))).toBe('already_applied');
     expect(await Shipment.count({ where: { accountId: s.ws.accountId } })).toBe(1);
   });
 
-  it('keeps the line manual without a courier, or with the fulfilment module off', async () => {
+  it('keeps the line manual without a courier, or with the fulfillment module off', async () => {
     const without = await shop(true);
     const a = await buyNow(without, {});
     expect((await completeAndDeliver(without.tenant, a.body.data.checkoutSessionId)).kind).toBe('manual');

@@ -321,7 +321,7 @@ describe('GET /checkout/:id', () => {
     expect(text).toContain('View your order: Field Guide View your order: Licensed Tool');
   });
 
-  it('says the receipt is being prepared until fulfilment has written every line’s delivery', async () => {
+  it('says the receipt is being prepared until fulfillment has written every line’s delivery', async () => {
     const s = await session({ status: 'completed' });
     expect(textOf((await page('GET', `/checkout/${s.id}`)).html)).toContain('Your receipt is being prepared');
     await insertSessionDelivery(ws, s.id, { kind: 'license', lineKey: '2', productId: products[1]!, licenseKey: 'ACME-2222-3333-4444-5555' });

@@ -31,7 +31,7 @@ function bodyFor(method: string, url: string, ids: { warehouseId: string; varian
   return { name: 'Renamed' };
 }
 
-describe('the fulfilment module switch', () => {
+describe('the fulfillment module switch', () => {
   it('answers 409 fulfillment_module_disabled on every inventory route while the module is off, writing nothing', async () => {
     const ws = await t.ctx.createWorkspace();
     const product = await createProduct(t.api.baseUrl, ws.secretKey, { name: 'Mug', type: 'physical', weight: 300 });

@@ -151,8 +151,8 @@ describe('POST /v1/inventory/adjust', () => {
     const { ws, main, variant } = await setup();
     const ordered = await adjustStock(t.api.baseUrl, ws.secretKey, { variantId: variant.id, warehouseId: main.id, delta: 12, reason: 'supplier_ordered' });
     expect([ordered.delta, ordered.balance, ordered.incomingDelta, ordered.incomingBalance]).toEqual([0, 0, 12, 12]);
-    const cancelled = await adjustStock(t.api.baseUrl, ws.secretKey, { variantId: variant.id, warehouseId: main.id, delta: -2, reason: 'supplier_ordered' });
-    expect(cancelled.incomingBalance).toBe(10);
+    const canceled = await adjustStock(t.api.baseUrl, ws.secretKey, { variantId: variant.id, warehouseId: main.id, delta: -2, reason: 'supplier_ordered' });
+    expect(canceled.incomingBalance).toBe(10);
     const received = await adjustStock(t.api.baseUrl, ws.secretKey, { variantId: variant.id, warehouseId: main.id, delta: 7, reason: 'supplier_received' });
     expect([received.delta, received.balance, received.incomingDelta, received.incomingBalance]).toEqual([7, 7, -7, 3]);
     expect((await stockOf(t.api.baseUrl, ws.secretKey, variant.id))[0]).toMatchObject({ available: 7, incoming: 3 });

@@ -7,7 +7,7 @@ import { createProduct } from '../helpers/storefront';
 const t = useTestApi();
 const WAREHOUSES = `${INVENTORY}/warehouses`;
 
-/** A workspace with the fulfilment module on. */
+/** A workspace with the fulfillment module on. */
 async function workspace() {
   const ws = await t.ctx.createWorkspace();
   await switchFulfillment(t.api.baseUrl, ws.secretKey, true);

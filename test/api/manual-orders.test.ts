@@ -152,7 +152,7 @@ describe('GET /v1/manual-orders/:id', () => {
 });
 
 describe('PATCH /v1/manual-orders/:id: payment', () => {
-  it('awaiting_payment → payment_confirmed stamps paymentConfirmedAt and e-mails the buyer; a physical order starts no fulfilment', async () => {
+  it('awaiting_payment → payment_confirmed stamps paymentConfirmedAt and e-mails the buyer; a physical order starts no fulfillment', async () => {
     const order = await placed();
     const before = Date.now();
     const res = await patch(order.key, order.id, { paymentStatus: 'payment_confirmed', merchantPaymentNote: 'Seen in BCA, 3 May' });
@@ -213,7 +213,7 @@ describe('PATCH /v1/manual-orders/:id: payment', () => {
     ['canceled → awaiting_payment', 'canceled', { paymentStatus: 'awaiting_payment' }, CANCELED, /is canceled, which is final/],
     ['canceled → canceled', 'canceled', { paymentStatus: 'canceled' }, CANCELED, /is already canceled/],
     ['awaiting_payment → awaiting_payment', null, { paymentStatus: 'awaiting_payment' }, AWAITING, /is already awaiting_payment/],
-    ['a fulfilment move of a canceled order', 'canceled', { fulfillmentStatus: 'shipped' }, CANCELED, /is canceled: a canceled order's fulfilment does not move/],
+    ['a fulfillment move of a canceled order', 'canceled', { fulfillmentStatus: 'shipped' }, CANCELED, /is canceled: a canceled order's fulfillment does not move/],
     ['canceling and shipping at once', null, { paymentStatus: 'canceled', fulfillmentStatus: 'shipped' }, AWAITING, /is being canceled/],
     ['a refused move with a note (the note is not saved either)', 'payment_confirmed', { paymentStatus: 'canceled', merchantPaymentNote: 'refunded' }, CONFIRMED, /cannot be canceled/],
   ])('refuses %s: 409 INVALID_STATE naming the current state, writing nothing', async (_case, reached, body, current, message) => {
@@ -222,7 +222,7 @@ describe('PATCH /v1/manual-orders/:id: payment', () => {
     await expectRefusedMove(order, body, current, message);
   });
 
-  it('lets exactly one of ten concurrent confirmations through (row lock): one e-mail, one fulfilment start', async () => {
+  it('lets exactly one of ten concurrent confirmations through (row lock): one e-mail, one fulfillment start', async () => {
     const order = await placed({ digital: true });
     const results = await Promise.all(Array.from({ length: 10 }, () => patch(order.key, order.id, { paymentStatus: 'payment_confirmed' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
@@ -244,7 +244,7 @@ describe('PATCH /v1/manual-orders/:id: payment', () => {
   });
 });
 
-describe('PATCH /v1/manual-orders/:id: fulfilment', () => {
+describe('PATCH /v1/manual-orders/:id: fulfillment', () => {
   it('moves forward (ready_to_ship may go back to preparing); shipped stamps shippedAt and e-mails the courier and tracking number; delivered stamps deliveredAt', async () => {
     const order = await placed();
     expect((await patch(order.key, order.id, { fulfillmentStatus: 'ready_to_ship' })).body.data).toMatchObject({ fulfillmentStatus: 'ready_to_ship', shippedAt: null });
@@ -322,7 +322,7 @@ describe('PATCH /v1/manual-orders/:id: tracking and notes', () => {
     ['a courier with a line break', { trackingCourier: 'JNE\nREG' }],
     ['a note over 1000 characters', { merchantShippingNote: 'x'.repeat(1001) }],
     ['an unknown status', { paymentStatus: 'paid' }],
-    ['an unknown fulfilment status', { fulfillmentStatus: 'lost' }],
+    ['an unknown fulfillment status', { fulfillmentStatus: 'lost' }],
   ])('refuses %s with 400 VALIDATION_ERROR, writing nothing', async (_case, body) => {
     const order = await placed();
     const before = await manualOrderWrites(t.ctx.sequelize, order.ws.accountId);

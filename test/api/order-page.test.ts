@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { Parser } from 'htmlparser2';
 import { QueryTypes } from 'sequelize';
 import { Account, type CheckoutLineItem, type CheckoutSession, type Product } from '../../db/models';
-import { deliverLine, deliverPurchasedLine } from '../../domain/checkout/fulfilment-delivery';
+import { deliverLine, deliverPurchasedLine } from '../../domain/checkout/fulfillment-delivery';
 import { DOWNLOAD_LINK_TTL_MS } from '../../domain/deliveries/links';
 import { GLOBAL_STOREFRONT_SEGMENTS } from '../../domain/storefront/merchant';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
@@ -91,7 +91,7 @@ const line = (product: Product, lineKey: string, unitAmount: number, quantity = 
   amount: unitAmount * quantity,
 });
 
-/** A completed checkout of `lines`, each delivered by fulfilment's own step (deliverLine): the deliveries' ids by line key. */
+/** A completed checkout of `lines`, each delivered by fulfillment's own step (deliverLine): the deliveries' ids by line key. */
 async function checkout(owner: FixtureOwner, lines: CheckoutLineItem[], extra: Partial<Parameters<typeof insertCheckoutSessionRow>[2]> = {}) {
   const session = await insertCheckoutSessionRow(t.ctx.sequelize, owner, {
     status: 'completed',
@@ -233,7 +233,7 @@ describe('GET /v1/storefront/public/order/:deliveryId', () => {
     expect((await orderOf(deliveries['1']!)).body.data.license).toEqual({ key: licence!.key, status: 'revoked', expiresAt: null });
   });
 
-  it('answers a confirmed manual order’s licence delivery with the order number, payment and fulfilment status and tracking', async () => {
+  it('answers a confirmed manual order’s licence delivery with the order number, payment and fulfillment status and tracking', async () => {
     const store = await newStore();
     const order = await insertManualOrder(t.ctx.sequelize, store.ws, store.dongle.id, {
       lines: [

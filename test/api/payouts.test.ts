@@ -417,9 +417,9 @@ describe('payout moves', () => {
     const ws = await funded(5_000);
     const payout = await created(ws, 2_000);
     expect(await availableOf(ws.secretKey)).toBe(3_000);
-    const cancelled = await move(ws.secretKey, payout.id, 'cancel');
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body.data).toMatchObject({ status: 'cancelled', cancelledAt: expect.any(String), inTransitAt: null });
+    const canceled = await move(ws.secretKey, payout.id, 'cancel');
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.data).toMatchObject({ status: 'cancelled', cancelledAt: expect.any(String), inTransitAt: null });
     expect(await availableOf(ws.secretKey)).toBe(5_000);
     expect(await ledgerSums(ws.accountId)).toEqual([{ currency: 'USD', pending: 0, available: 5_000 }]);
   });
@@ -429,12 +429,12 @@ describe('payout moves', () => {
     const paid = await created(ws, 100);
     await move(ws.secretKey, paid.id, 'mark-in-transit');
     await move(ws.secretKey, paid.id, 'mark-paid');
-    const cancelled = await created(ws, 100);
-    await move(ws.secretKey, cancelled.id, 'cancel');
+    const canceled = await created(ws, 100);
+    await move(ws.secretKey, canceled.id, 'cancel');
     // No worker polls this task queue in this file: the moves wait in each workflow's history as signals.
     for (const [id, status] of [
       [paid.id, 'paid'],
-      [cancelled.id, 'cancelled'],
+      [canceled.id, 'cancelled'],
     ] as const) {
       const history = await t.ctx.temporal.workflow.getHandle(workflowIds.payout(id)).fetchHistory();
       const signalled = (history.events ?? []).flatMap((e) => (e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName] : []));
@@ -533,7 +533,7 @@ describe('the ledger and the balance', () => {
           availableDelta: -(amount - fromPending),
         });
       });
-    // A cancelled and a failed payout whatever the mix's timing does (which of its actions find a payout to move
+    // A canceled and a failed payout whatever the mix's timing does (which of its actions find a payout to move
     // depends on how the lanes interleave), so the returns below are always checked.
     expect((await move(ws.secretKey, (await created(ws, 100)).id, 'cancel')).status).toBe(200);
     const failing = await created(ws, 100);
@@ -585,7 +585,7 @@ describe('the ledger and the balance', () => {
       { replacements: { id: ws.accountId }, type: QueryTypes.SELECT },
     );
     expect(await ledgerSums(ws.accountId)).toEqual([{ currency: 'USD', ...summary }]);
-    // Each payout left available once, and came back once exactly when it failed or was cancelled.
+    // Each payout left available once, and came back once exactly when it failed or was canceled.
     const payouts = await t.ctx.sequelize.query<{ status: string; amount: string; out: string | null; back: string | null; rows: number }>(
       `SELECT p.status, p.amount,
               (SELECT sum(available_delta) FROM balance_transactions b WHERE b.source_id = p.id AND b.type = 'payout') AS out,

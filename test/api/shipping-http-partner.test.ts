@@ -178,8 +178,8 @@ describe('shipping through the API with the HTTP partner (test environment, its 
     const pdf = Buffer.from(await (await fetch(`${api.baseUrl}${new URL(label.body.data.url).pathname}`)).arrayBuffer());
     expect(await pdfText(pdf)).toContain(`Waybill ${row.waybillId}`);
 
-    const cancelled = await call<{ status: string }>('POST', `/shipments/${id}/cancel`, ws.secretKey, { reason: 'Out of stock' });
-    expect(cancelled.body.data.status).toBe('cancelled');
+    const canceled = await call<{ status: string }>('POST', `/shipments/${id}/cancel`, ws.secretKey, { reason: 'Out of stock' });
+    expect(canceled.body.data.status).toBe('cancelled');
     expect(aggregator.requests.at(-1)).toMatchObject({ path: `/v1/orders/${row.partnerOrderId}/cancel`, body: { cancellation_reason_code: 'others', cancellation_reason: 'Out of stock' } });
 
     // The partner has the parcel (its own state) while ours still says confirmed: its refusal is ours.

@@ -29,7 +29,7 @@ type ShipmentDto = Json & { id: string; status: string; waybillId: string | null
 
 const call = <T = Json>(method: string, url: string, key: string, body?: unknown) => http<Data<T>>(t.api.baseUrl, method, `${SHIPPING}${url}`, { key, body });
 
-/** A workspace with the fulfilment module on (switched through the API, so the key cache knows at once). */
+/** A workspace with the fulfillment module on (switched through the API, so the key cache knows at once). */
 async function workspace() {
   const ws = await t.ctx.createWorkspace();
   await switchFulfillment(t.api.baseUrl, ws.secretKey, true);
@@ -39,7 +39,7 @@ async function workspace() {
 const ITEM = { name: 'Ceramic mug', value: 85_000, weight: 400, quantity: 1 };
 const err = (res: HttpResult<Data<unknown>>) => res as unknown as HttpResult;
 
-describe('the fulfilment module switch', () => {
+describe('the fulfillment module switch', () => {
   it('answers 409 fulfillment_module_disabled on every keyed shipping route while off, writing nothing, and resumes with the data kept', async () => {
     const ws = await t.ctx.createWorkspace();
     await insertOrigin(ws);
@@ -298,7 +298,7 @@ describe('shipments', () => {
     expectError(await http(t.api.baseUrl, 'GET', `${SHIPPING}/shipments/shp_01JD4X7V1QZ8N6Y3K2M5P9R0TS`, { key: ws.secretKey }), 404, 'RESOURCE_NOT_FOUND');
   });
 
-  it('creates one shipment per checkout line, however often the fulfilment step runs', async () => {
+  it('creates one shipment per checkout line, however often the fulfillment step runs', async () => {
     const ws = await workspace();
     const id = await insertShipment(t.ctx.sequelize, ws);
     const sessionId = (await Shipment.findByPk(id))!.checkoutSessionId!;
@@ -312,9 +312,9 @@ describe('shipments', () => {
     const ws = await workspace();
     await insertOrigin(ws);
     const pending = await insertShipment(t.ctx.sequelize, ws);
-    const cancelled = await call<ShipmentDto>('POST', `/shipments/${pending}/cancel`, ws.secretKey);
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body.data).toMatchObject({ status: 'cancelled', cancellationReason: 'Merchant cancelled' });
+    const canceled = await call<ShipmentDto>('POST', `/shipments/${pending}/cancel`, ws.secretKey);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.data).toMatchObject({ status: 'cancelled', cancellationReason: 'Merchant cancelled' });
     const again = await call('POST', `/shipments/${pending}/cancel`, ws.secretKey, { reason: 'Again' });
     expectError(err(again), 409, 'INVALID_STATE');
     expect((await Shipment.findByPk(pending))!.cancellationReason).toBe('Merchant cancelled');

@@ -244,7 +244,7 @@ describe('DELETE /v1/payment/webhook-endpoints/:id', () => {
 describe('system-managed endpoints', () => {
   const systemRows = (accountId: string) => WebhookEndpoint.findAll({ where: { accountId, environment: 'test' }, order: [['systemKind', 'ASC']] });
 
-  it('lists the product mirror (inactive while DISCOUNT_SYNC_URL is unset) and adds the catalogue sync with the fulfilment module', async () => {
+  it('lists the product mirror (inactive while DISCOUNT_SYNC_URL is unset) and adds the catalogue sync with the fulfillment module', async () => {
     const ws = await t.ctx.createWorkspace();
     const list = async () => (await http<Many>(t.api.baseUrl, 'GET', BASE, { key: ws.secretKey })).body.data;
     const initial = await list();

@@ -1,5 +1,5 @@
 import { MANUAL_FULFILLMENT_STATUSES, MANUAL_PAYMENT_STATUSES, type ManualFulfillmentStatus, type ManualOrderLine, type ManualPaymentStatus } from '../../db/models';
-import { planManualOrderFulfilment } from '../../domain/manual-orders/fulfilment-plan';
+import { planManualOrderFulfillment } from '../../domain/manual-orders/fulfillment-plan';
 import { formatOrderNumber, normaliseOrderNumber, orderNumberPrefix } from '../../domain/manual-orders/numbers';
 import { planOrderUpdate } from '../../domain/manual-orders/transitions';
 import { AppError } from '../../lib/errors';
@@ -51,7 +51,7 @@ describe('payment moves', () => {
   });
 });
 
-describe('fulfilment moves', () => {
+describe('fulfillment moves', () => {
   const moved = (payment: ManualPaymentStatus) =>
     pairs(MANUAL_FULFILLMENT_STATUSES)
       .filter(([from, to]) => from !== to && outcome(() => planOrderUpdate(order(payment, from), { fulfillmentStatus: to }, now)) === 'ok')
@@ -137,14 +137,14 @@ describe('order numbers', () => {
   });
 });
 
-describe('the fulfilment plan of a confirmed order', () => {
+describe('the fulfillment plan of a confirmed order', () => {
   const line = (lineKey: string, productType: ManualOrderLine['productType'], licenseEnabled = false) => ({ lineKey, productType, licenseEnabled }) as ManualOrderLine;
 
   it('delivers digital and licence lines in order, then sends the receipt; physical lines are the merchant’s to ship', () => {
-    expect(planManualOrderFulfilment([line('1', 'digital'), line('2', 'physical'), line('3', 'physical', true)])).toEqual(['delivery:1', 'delivery:3', 'email:receipt']);
+    expect(planManualOrderFulfillment([line('1', 'digital'), line('2', 'physical'), line('3', 'physical', true)])).toEqual(['delivery:1', 'delivery:3', 'email:receipt']);
   });
 
   it('is empty for an order of physical lines only (no receipt step either)', () => {
-    expect(planManualOrderFulfilment([line('1', 'physical'), line('2', 'physical')])).toEqual([]);
+    expect(planManualOrderFulfillment([line('1', 'physical'), line('2', 'physical')])).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ describe('crossSell', () => {
 describe('public variants', () => {
   const row = { id: 'var_1', productId: 'prod_1', sku: null, name: 'Large', priceDelta: '-5', isDefault: false, available: '7' };
 
-  it('resolve the price as product price + delta, and show stock only while the fulfilment module is on', () => {
+  it('resolve the price as product price + delta, and show stock only while the fulfillment module is on', () => {
     expect(toPublicVariant(row, 20, true)).toMatchObject({ priceDelta: -5, price: 15, available: 7 });
     expect(toPublicVariant(row, 20, false).available).toBeNull();
   });

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Account, type CheckoutLineItem, type DiscountCode, type Product } from '../../db/models';
-import { deliverLine } from '../../domain/checkout/fulfilment-delivery';
+import { deliverLine } from '../../domain/checkout/fulfillment-delivery';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { insertCartProduct, insertCoupon } from '../fixtures/cart';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';

@@ -5,14 +5,14 @@ import { QueryTypes } from 'sequelize';
 import { CheckoutSession, Delivery, DiscountCode, License, ReferralLink } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { insertCheckoutSession } from '../../domain/checkout/create';
-import { planCheckoutFulfilment } from '../../domain/checkout/fulfilment';
+import { planCheckoutFulfillment } from '../../domain/checkout/fulfillment';
 import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession } from '../../domain/checkout/transitions';
 import { createStarters, type Starters } from '../../domain/workflow-starters';
 import { createLogger } from '../../lib/logger';
 import { ACCOUNT_ID, checkoutStateQuery, workflowIds } from '../../workflows/messages';
 import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
-import { appliedSteps, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfilment';
+import { appliedSteps, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfillment';
 import { insertReferralLink } from '../fixtures/referrals';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -23,7 +23,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 import { EMAIL_SEND_RECOVERY_MS } from '../../workflows/email-timing';
 
 /**
- * Exactly-once fulfilment end to end on the dev server: `worker/main.ts` (Temporal worker, start relay and outbox
+ * Exactly-once fulfillment end to end on the dev server: `worker/main.ts` (Temporal worker, start relay and outbox
  * relay, as deployed) as a child process, SIGKILLed while it fulfils and started again, on a database and a
  * namespace of this file's own. Completions come in through the domain's confirm, as the API makes them.
  */
@@ -130,7 +130,7 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
         }),
       );
     }
-    const planned = planCheckoutFulfilment(sessions[0]!).length;
+    const planned = planCheckoutFulfillment(sessions[0]!).length;
     const deps = { sequelize: ctx.sequelize, starters, logger };
     const partialAtKill: number[] = [];
 
@@ -156,12 +156,12 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
       'every session fulfilled',
       300_000,
     );
-    // The kills did land in the middle of fulfilments (a session with some of its steps applied, not all).
+    // The kills did land in the middle of fulfillments (a session with some of its steps applied, not all).
     expect(partialAtKill.some((n) => n > 0)).toBe(true);
 
     for (const session of sessions) {
       expect(await client.workflow.getHandle(workflowIds.checkoutSession(session.id)).result()).toBe('fulfilled');
-      expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(planCheckoutFulfilment(session));
+      expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(planCheckoutFulfillment(session));
       const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id }, order: [['lineKey', 'ASC']] });
       expect(deliveries.map((d) => [d.lineKey, d.kind])).toEqual([
         ['a', 'download'],

@@ -190,7 +190,7 @@ describe('the hosted checkout page in Chromium', () => {
     await load(page, s.id, true);
     expect(await mainText(page)).toBe(text);
 
-    // A real worker on the queue: the workflow's fulfilment writes one download and one licence and queues the
+    // A real worker on the queue: the workflow's fulfillment writes one download and one licence and queues the
     // receipt, then ends; the receipt's start (the worker process's start relay's job) is made here by hand.
     const mailer = createMailer({ SMTP_URL: smtp.url, EMAIL_FROM: t.ctx.config.EMAIL_FROM });
     const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE, { config: t.ctx.config, mailer });

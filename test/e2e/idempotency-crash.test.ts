@@ -36,7 +36,7 @@ async function expectReplayAfterCrash(call: Call, status: number): Promise<HttpR
   return retry;
 }
 
-/** A workspace with the fulfilment module on, 10 Blue mugs (15 USD) in its default warehouse. */
+/** A workspace with the fulfillment module on, 10 Blue mugs (15 USD) in its default warehouse. */
 async function mugShop(): Promise<{ ws: CreatedWorkspace; productId: string; productSlug: string; variantId: string }> {
   const ws = await t.ctx.createWorkspace();
   await switchFulfillment(t.api.baseUrl, ws.secretKey, true);
@@ -142,7 +142,7 @@ describe('an Idempotency-Key retry after the API was killed', () => {
     expect(balance.body.data.find((b) => b.currency === 'USD')?.available).toBe(6_000);
   });
 
-  it('manual order payment confirmation: the retry replays the 200; one receipt e-mail, one fulfilment start', async () => {
+  it('manual order payment confirmation: the retry replays the 200; one receipt e-mail, one fulfillment start', async () => {
     const store = await manualStore(t.ctx);
     const order = await insertManualOrder(t.ctx.sequelize, store.ws, store.ebook.id);
     await expectReplayAfterCrash({ method: 'PATCH', path: `/api/v1/manual-orders/${order.id}`, key: store.ws.secretKey, body: { paymentStatus: 'payment_confirmed' } }, 200);

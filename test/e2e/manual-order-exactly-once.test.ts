@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { Delivery, EmailMessage, License } from '../../db/models';
-import { planManualOrderFulfilment } from '../../domain/manual-orders/fulfilment-plan';
+import { planManualOrderFulfillment } from '../../domain/manual-orders/fulfillment-plan';
 import { createManualOrderService } from '../../domain/manual-orders/service';
 import { createStarters } from '../../domain/workflow-starters';
 import { emailMessageId } from '../../lib/email';
@@ -20,8 +20,8 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 import { EMAIL_SEND_RECOVERY_MS } from '../../workflows/email-timing';
 
 /**
- * The confirmation fulfilment of a manual order exactly once end to end: `worker/main.ts` (Temporal worker, start
- * relay, outbox relay, as deployed) as a child process, SIGKILLed in the middle of a fulfilment step and started
+ * The confirmation fulfillment of a manual order exactly once end to end: `worker/main.ts` (Temporal worker, start
+ * relay, outbox relay, as deployed) as a child process, SIGKILLed in the middle of a fulfillment step and started
  * again, on a database and a namespace of this file's own (a relay takes every pending row of its database).
  */
 /** A send the kill caught is tried again within EMAIL_SEND_RECOVERY_MS; a minute more for the restarted worker to pick it up. */
@@ -63,14 +63,14 @@ const until = <T>(probe: () => Promise<T | undefined | false>, what: string, tim
   waitFor(probe, { timeoutMs, intervalMs: 250, describe: () => `${what}\n--- worker output ---\n${worker?.output() ?? ''}` });
 
 async function stepsOf(orderId: string): Promise<string[]> {
-  const rows = await ctx.sequelize.query<{ step: string }>('SELECT step FROM manual_order_fulfilment_steps WHERE manual_order_id = :orderId ORDER BY step', {
+  const rows = await ctx.sequelize.query<{ step: string }>('SELECT step FROM manual_order_fulfillment_steps WHERE manual_order_id = :orderId ORDER BY step', {
     type: QueryTypes.SELECT,
     replacements: { orderId },
   });
   return rows.map((row) => row.step);
 }
 
-describe('manual-order fulfilment under a worker crash (dev server, worker process)', () => {
+describe('manual-order fulfillment under a worker crash (dev server, worker process)', () => {
   it('fulfils a confirmed order exactly once though the worker is SIGKILLed inside a delivery step and restarted', async () => {
     const store = await manualStore(ctx);
     const tenant = tenantOf(store.ws);
@@ -125,7 +125,7 @@ describe('manual-order fulfilment under a worker crash (dev server, worker proce
     const outcome = await until(() => client.workflow.getHandle(workflowIds.manualOrder(order.id)).result(), 'the workflow to finish', RECEIPT_WAIT_MS);
     expect(outcome).toBe('fulfilled');
 
-    expect(await stepsOf(order.id)).toEqual([...planManualOrderFulfilment(order.lines)].sort());
+    expect(await stepsOf(order.id)).toEqual([...planManualOrderFulfillment(order.lines)].sort());
     const deliveries = await Delivery.findAll({ where: { manualOrderId: order.id }, order: [['lineKey', 'ASC']] });
     expect(deliveries.map((d) => [d.lineKey, d.kind])).toEqual([
       ['1', 'download'],

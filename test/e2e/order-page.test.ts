@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { Account, type CheckoutLineItem, type Product } from '../../db/models';
-import { deliverLine, deliverPurchasedLine } from '../../domain/checkout/fulfilment-delivery';
+import { deliverLine, deliverPurchasedLine } from '../../domain/checkout/fulfillment-delivery';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { createStorage } from '../../lib/storage';
 import { insertCartProduct } from '../fixtures/cart';
@@ -109,7 +109,7 @@ const line = (product: Product, lineKey: string, unitAmount: number, quantity = 
   amount: unitAmount * quantity,
 });
 
-/** A completed checkout whose lines fulfilment's own step delivered; the deliveries' ids by line key. */
+/** A completed checkout whose lines fulfillment's own step delivered; the deliveries' ids by line key. */
 async function checkout(lines: CheckoutLineItem[], owner: { accountId: string } = ws): Promise<Record<string, string>> {
   const session = await insertCheckoutSessionRow(t.ctx.sequelize, owner, { status: 'completed', lineItems: lines, customerEmail: 'buyer@example.com' });
   const ids: Record<string, string> = {};
@@ -186,7 +186,7 @@ describe('the order page in Chromium', () => {
     await load(page, deliveryId);
     await expect(page.locator('code.license-key').innerText()).resolves.toBe(licenseKey!);
     let text = await mainText(page);
-    for (const part of ['Route Planner Dongle · Blue', `Order ${order.orderNumber}`, 'Status Payment confirmed', 'Order fulfilment Preparing', 'Receipt sent to s***@example.test', 'Your licence key']) {
+    for (const part of ['Route Planner Dongle · Blue', `Order ${order.orderNumber}`, 'Status Payment confirmed', 'Order fulfillment Preparing', 'Receipt sent to s***@example.test', 'Your licence key']) {
       expect(text).toContain(part);
     }
     expect(text).not.toContain('Your download');
@@ -202,7 +202,7 @@ describe('the order page in Chromium', () => {
     expect(shipped.status).toBe(200);
     await load(page, deliveryId, true);
     text = await mainText(page);
-    expect(text).toContain('Order fulfilment Shipped');
+    expect(text).toContain('Order fulfillment Shipped');
     expect(text).toContain('Tracking JNE JNE0042');
     await expect(page.locator('code.license-key').innerText()).resolves.toBe(licenseKey!);
     await shot(page, '04-licence-shipped');

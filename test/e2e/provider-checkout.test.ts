@@ -19,7 +19,7 @@ import { launchChromium } from '../helpers/chromium';
  * The buyer's whole journey in provider mode over real sockets: the API (`api/main.ts`) and the worker
  * (`worker/main.ts`) as child processes in a namespace and on a database of this file's own, the sandbox provider
  * and an HTTPS webhook receiver on loopback, and the buyer in Debian's Chromium: storefront buy-now, our hosted page,
- * the provider's page (a decline, then a payment), the provider's callback, fulfilment, and the merchant's
+ * the provider's page (a decline, then a payment), the provider's callback, fulfillment, and the merchant's
  * `checkout.completed` and `product.purchased` webhooks. Screenshots land in test-artifacts/provider-checkout/.
  */
 jest.setTimeout(300_000);
@@ -89,7 +89,7 @@ async function newPage(): Promise<Page> {
 }
 
 describe('provider-mode buyer journey (API and worker processes, sandbox provider, Chromium, HTTPS webhooks)', () => {
-  it('buy-now → our page → the provider page (declined, then paid) → callback → fulfilment → checkout.completed and product.purchased', async () => {
+  it('buy-now → our page → the provider page (declined, then paid) → callback → fulfillment → checkout.completed and product.purchased', async () => {
     const ws = await ctx.createWorkspace({ plan: 'pro' });
     const live = { accountId: ws.accountId, environment: 'live' as const };
     const modules = await http(apiUrl, 'POST', '/api/v1/modules', { key: ws.liveSecretKey, body: { module: 'payment', enabled: true } });
@@ -138,7 +138,7 @@ describe('provider-mode buyer journey (API and worker processes, sandbox provide
     }, 'the paid callback to complete the session');
     expect(completed.paymentMethod).toBe('card');
 
-    const delivery = await until(async () => (await Delivery.findOne({ where: { checkoutSessionId: id } })) ?? false, 'fulfilment to write the delivery');
+    const delivery = await until(async () => (await Delivery.findOne({ where: { checkoutSessionId: id } })) ?? false, 'fulfillment to write the delivery');
     expect(delivery.kind).toBe('license');
     await until(async () => {
       await page.reload();

@@ -102,7 +102,7 @@ describe('blob storage on S3 (FILE_STORAGE=s3), API and worker', () => {
     expect((await objectBytes(file.storageKey))?.equals(content)).toBe(true);
     await expectLocalDisksUntouched();
 
-    // A buyer's download link (the delivery as checkout fulfilment writes it), served by the other host.
+    // A buyer's download link (the delivery as checkout fulfillment writes it), served by the other host.
     const delivery = await insertDelivery(ctx.sequelize, ws, productId, { fileId: file.id });
     const dto = await http<{ data: { downloadUrl: string } }>(first.baseUrl, 'GET', `/api/v1/storefront/deliveries/${delivery.id}`, { key: ws.secretKey });
     const link = new URL(dto.body.data.downloadUrl).pathname;

@@ -8,7 +8,7 @@ export type VariantDto = Record<string, unknown> & { id: string; productId: stri
 export type MovementDto = Record<string, unknown> & { id: string; delta: number; balance: number; reservedBalance: number; incomingBalance: number };
 export type StockRowDto = { warehouseId: string; warehouseName: string; variantId: string; available: number; reserved: number; incoming: number };
 
-/** Switches the fulfilment module through the API (the serving process drops the workspace's cached flags at once). */
+/** Switches the fulfillment module through the API (the serving process drops the workspace's cached flags at once). */
 export async function switchFulfillment(baseUrl: string, key: string, enabled: boolean): Promise<void> {
   const res = await http(baseUrl, 'POST', '/api/v1/modules', { key, body: { module: 'fulfillment', enabled } });
   if (res.status !== 200) throw new Error(`module switch answered ${res.status}: ${res.text}`);

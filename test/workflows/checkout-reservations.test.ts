@@ -16,7 +16,7 @@ import { createLogger } from '../../lib/logger';
 import type { checkoutSession } from '../../workflows/checkout-session';
 import { workflowIds } from '../../workflows/messages';
 import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
-import { appliedSteps, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfilment';
+import { appliedSteps, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfillment';
 import { enableFulfillment, insertVariant, insertWarehouse } from '../fixtures/inventory';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -157,7 +157,7 @@ describe('checkout-session workflow with reservations (time-skipping server, rea
       ['reserve', session.id, workflowIds.checkoutSession(session.id), '-3', '3'],
       ['commit', session.id, workflowIds.checkoutSession(session.id), '0', '-3'],
     ]);
-    const [step] = await ctx.sequelize.query<{ result: unknown }>(`SELECT result FROM checkout_fulfilment_steps WHERE checkout_session_id = :id AND step = 'stock'`, {
+    const [step] = await ctx.sequelize.query<{ result: unknown }>(`SELECT result FROM checkout_fulfillment_steps WHERE checkout_session_id = :id AND step = 'stock'`, {
       type: QueryTypes.SELECT,
       replacements: { id: session.id },
     });

@@ -10,7 +10,7 @@ import { CheckoutSession, Delivery, DiscountCode, EmailMessage, License, Referra
 import type { Tenant } from '../../db/tenancy';
 import { settleInvoiceOfCompletedSession } from '../../domain/invoices/settle';
 import { completeCheckoutSession } from '../../domain/checkout/transitions';
-import { DEFAULT_DOWNLOAD_LIMIT } from '../../domain/checkout/fulfilment-delivery';
+import { DEFAULT_DOWNLOAD_LIMIT } from '../../domain/checkout/fulfillment-delivery';
 import { createDownloadLinks, DOWNLOAD_PATH } from '../../domain/deliveries/links';
 import { createStarters } from '../../domain/workflow-starters';
 import { startRecordedNow } from '../../domain/workflow-starts';
@@ -21,7 +21,7 @@ import { formatAmount } from '../../lib/money';
 import type { checkoutSession } from '../../workflows/checkout-session';
 import { checkoutStateQuery, workflowIds, type CheckoutWorkflowState } from '../../workflows/messages';
 import { insertCheckoutSessionRow, lineOf, type CheckoutOverrides } from '../fixtures/checkout';
-import { appliedSteps, countRows, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfilment';
+import { appliedSteps, countRows, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfillment';
 import { insertReferralLink } from '../fixtures/referrals';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -79,7 +79,7 @@ function checkoutFlow(env: TestWorkflowEnvironment, taskQueue: string) {
   };
 }
 
-/** The real activities, with the fulfilment held before `step` until released. */
+/** The real activities, with the fulfillment held before `step` until released. */
 function holdingAt(step: string) {
   let reached!: () => void;
   let release!: () => void;
@@ -90,12 +90,12 @@ function holdingAt(step: string) {
     release,
     activities: {
       ...activities,
-      async runCheckoutFulfilmentStep(input: Parameters<typeof activities.runCheckoutFulfilmentStep>[0]) {
+      async runCheckoutFulfillmentStep(input: Parameters<typeof activities.runCheckoutFulfillmentStep>[0]) {
         if (input.step === step) {
           reached();
           await released;
         }
-        return activities.runCheckoutFulfilmentStep(input);
+        return activities.runCheckoutFulfillmentStep(input);
       },
     },
   };
@@ -334,7 +334,7 @@ describe('checkout-session workflow (time-skipping server, real activities and d
 
     // Every step again (a replay after a crash): nothing is applied twice.
     for (const step of await appliedSteps(ctx.sequelize, session.id)) {
-      expect(await activities.runCheckoutFulfilmentStep({ ...tenant, sessionId: session.id, step })).toBe('already_applied');
+      expect(await activities.runCheckoutFulfillmentStep({ ...tenant, sessionId: session.id, step })).toBe('already_applied');
     }
     expect(await Delivery.count({ where: { checkoutSessionId: session.id } })).toBe(5);
     expect(await License.count({ where: { checkoutSessionId: session.id } })).toBe(2);
@@ -357,7 +357,7 @@ describe('checkout-session workflow (time-skipping server, real activities and d
     const released = new Promise<void>((resolve) => (release = resolve));
     const flaky = {
       ...activities,
-      async runCheckoutFulfilmentStep(input: Parameters<typeof activities.runCheckoutFulfilmentStep>[0]) {
+      async runCheckoutFulfillmentStep(input: Parameters<typeof activities.runCheckoutFulfillmentStep>[0]) {
         if (input.step === 'balance') {
           if (failures > 0) {
             failures -= 1;
@@ -366,7 +366,7 @@ describe('checkout-session workflow (time-skipping server, real activities and d
           reached();
           await released;
         }
-        return activities.runCheckoutFulfilmentStep(input);
+        return activities.runCheckoutFulfillmentStep(input);
       },
     };
 
@@ -383,12 +383,12 @@ describe('checkout-session workflow (time-skipping server, real activities and d
     }, flaky);
 
     // What an operator sees while the step keeps failing: a pending activity, its attempt and its last failure.
-    expect(pending).toEqual([{ type: 'runCheckoutFulfilmentStep', attempt: 2, failure: 'ledger unavailable' }]);
+    expect(pending).toEqual([{ type: 'runCheckoutFulfillmentStep', attempt: 2, failure: 'ledger unavailable' }]);
     expect(outcome).toBe('fulfilled');
     // Only the failing step became an activity task: the plan and every other step ran inside workflow tasks.
     const { EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EVENT_TYPE_MARKER_RECORDED } = temporal.api.enums.v1.EventType;
     expect(events.filter((e) => e.eventType === EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
-      'runCheckoutFulfilmentStep',
+      'runCheckoutFulfillmentStep',
     ]);
     expect(events.filter((e) => e.eventType === EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes!.markerName === 'core_local_activity')).toHaveLength(6);
     expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(['delivery:1', 'balance', 'event:checkout.completed', 'email:receipt', 'fulfilled']);

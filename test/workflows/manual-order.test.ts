@@ -7,7 +7,7 @@ import { createManualOrderActivities } from '../../activities/manual-orders';
 import { Delivery, EmailMessage, License, ManualOrder } from '../../db/models';
 import type { Tenant } from '../../db/tenancy';
 import { createDownloadLinks } from '../../domain/deliveries/links';
-import { planManualOrderFulfilment } from '../../domain/manual-orders/fulfilment-plan';
+import { planManualOrderFulfillment } from '../../domain/manual-orders/fulfillment-plan';
 import { createStarters } from '../../domain/workflow-starters';
 import { runRecordedStarts } from '../../domain/workflow-starts';
 import { requireEncryptionKey } from '../../lib/config';
@@ -27,7 +27,7 @@ import { startTestWorker, testActivityDeps, type RunningWorker } from '../helper
 
 /**
  * Manual orders end to end on real servers: the API places and confirms orders, a real worker on the dev
- * server runs the e-mail deliveries and the `manual-order` fulfilment, and every e-mail is read back from a
+ * server runs the e-mail deliveries and the `manual-order` fulfillment, and every e-mail is read back from a
  * real SMTP server on loopback. The time-skipping server drives the retries.
  */
 jest.setTimeout(120_000);
@@ -65,7 +65,7 @@ async function productPurchasedOf(orderId: string) {
 }
 
 async function stepsOf(orderId: string): Promise<string[]> {
-  const rows = await t.ctx.sequelize.query<{ step: string }>('SELECT step FROM manual_order_fulfilment_steps WHERE manual_order_id = :orderId ORDER BY done_at, step', {
+  const rows = await t.ctx.sequelize.query<{ step: string }>('SELECT step FROM manual_order_fulfillment_steps WHERE manual_order_id = :orderId ORDER BY done_at, step', {
     type: QueryTypes.SELECT,
     replacements: { orderId },
   });
@@ -153,7 +153,7 @@ describe('manual-order e-mails over SMTP (dev server worker)', () => {
     expect(confirmed.text).toContain(`We have received your payment of $204.00 for order ${orderNumber}.`);
     expect(confirmed.html).toContain('<strong>$204.00</strong>');
 
-    // The receipt was queued by the fulfilment activity; the worker process's start relay starts its delivery (here: by hand).
+    // The receipt was queued by the fulfillment activity; the worker process's start relay starts its delivery (here: by hand).
     const queuedReceipt = (await EmailMessage.findOne({ where: { ...tenant, businessKey: `manual_order_receipt:${id}` } }))!;
     const starters = createStarters(t.ctx.temporal, { taskQueue });
     await runRecordedStarts(t.ctx.sequelize, starters, { workflowIds: [workflowIds.emailDelivery(queuedReceipt.id)] }, { timeoutMs: 5_000 });
@@ -169,8 +169,8 @@ describe('manual-order e-mails over SMTP (dev server worker)', () => {
     // A repeated start (a relay that missed its mark) and re-run steps (a retried activity) change nothing.
     expect(await starters.manualOrder({ ...tenant, orderId: id })).toBe(false);
     const activities = createManualOrderActivities({ sequelize: t.ctx.sequelize, config, box: testActivityDeps(t.ctx.sequelize).box });
-    for (const step of planManualOrderFulfilment((await ManualOrder.findByPk(id))!.lines)) {
-      expect(await activities.runManualOrderFulfilmentStep({ ...tenant, orderId: id, step })).toBe('already_applied');
+    for (const step of planManualOrderFulfillment((await ManualOrder.findByPk(id))!.lines)) {
+      expect(await activities.runManualOrderFulfillmentStep({ ...tenant, orderId: id, step })).toBe('already_applied');
     }
     expect(await Delivery.count({ where: { manualOrderId: id } })).toBe(2);
     expect(await productPurchasedOf(id)).toHaveLength(2);
@@ -179,7 +179,7 @@ describe('manual-order e-mails over SMTP (dev server worker)', () => {
     expect(receivedWith(messageIdOf(tenant, `payment_confirmed:${id}`))).toHaveLength(1);
   });
 
-  it('a physical-only confirmation mails the buyer and starts no fulfilment; shipping mails the courier and tracking number, escaped', async () => {
+  it('a physical-only confirmation mails the buyer and starts no fulfillment; shipping mails the courier and tracking number, escaped', async () => {
     const store = await manualStore(t.ctx);
     const { id, orderNumber } = (await placeOrder(t.api.baseUrl, store.ws, { email: 'buyer@example.test', productId: store.shirt.id, shippingAddress: SHIPPING_ADDRESS })).body.data;
     const tenant = tenantOf(store.ws);
@@ -229,9 +229,9 @@ describe('manual-order retries (time-skipping server)', () => {
     const activities = createActivities(testActivityDeps(t.ctx.sequelize, { config, mailer }));
     const outcomes: string[] = [];
     let failed = false;
-    const real = activities.runManualOrderFulfilmentStep;
+    const real = activities.runManualOrderFulfillmentStep;
     // The step commits, then the attempt fails as if the worker died before reporting it: Temporal retries it.
-    activities.runManualOrderFulfilmentStep = async (step) => {
+    activities.runManualOrderFulfillmentStep = async (step) => {
       const outcome = await real(step);
       outcomes.push(`${step.step}:${outcome}`);
       if (step.step === 'delivery:2' && !failed) {

@@ -108,9 +108,9 @@ describe('payout workflow through the API (dev server)', () => {
     await post(ws.secretKey, `/${failing.id}/mark-in-transit`, {});
     await post(ws.secretKey, `/${failing.id}/mark-failed`, { failureReason: 'Account closed' });
     expect(await ctx.temporal.workflow.getHandle(workflowIds.payout(failing.id)).result()).toBe('failed');
-    const cancelled = await post(ws.secretKey, '', { amount: 1_000, currency: 'USD' });
-    await post(ws.secretKey, `/${cancelled.id}/cancel`);
-    expect(await ctx.temporal.workflow.getHandle(workflowIds.payout(cancelled.id)).result()).toBe('cancelled');
+    const canceled = await post(ws.secretKey, '', { amount: 1_000, currency: 'USD' });
+    await post(ws.secretKey, `/${canceled.id}/cancel`);
+    expect(await ctx.temporal.workflow.getHandle(workflowIds.payout(canceled.id)).result()).toBe('cancelled');
   });
 
   it('is started by a move’s signal-with-start when the payout’s own start never happened', async () => {

@@ -163,7 +163,7 @@ describe('settlement through the durable start (dev server)', () => {
       const creditedAt = Date.now();
       const { sessionId, settlementWorkflowId } = await creditSession(ctx.sequelize, ws, { amount: 9_900, settlementStart: true });
       expect(settlementWorkflowId).toBe(workflowIds.settlement(sessionId));
-      // What the worker's start relay does with the recorded start (the fulfilment runs in the worker).
+      // What the worker's start relay does with the recorded start (the fulfillment runs in the worker).
       await startRecordedNow({ sequelize: ctx.sequelize, starters: createStarters(ctx.temporal, { taskQueue }), logger: createLogger('silent', 'settlement-test') }, settlementWorkflowId!);
       const balance = async () => (await http<{ data: Array<{ available: number; pending: number }> }>(api.baseUrl, 'GET', '/api/v1/payouts/balance', { key: ws.secretKey })).body.data[0];
       expect(await balance()).toMatchObject({ pending: 9_900, available: 0 });

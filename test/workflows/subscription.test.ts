@@ -48,7 +48,7 @@ async function recordHistory(handle: Handle, name: string, run: 'first' | 'last'
 }
 
 /**
- * The subscription's requests and payments as the API and the checkout fulfilment make them, on the server's
+ * The subscription's requests and payments as the API and the checkout fulfillment make them, on the server's
  * (skipped) clock. Only subscription workflows are started: the invoices' checkout-session workflows and the
  * e-mail deliveries are other files' subject, so their recorded starts are marked done without running them.
  */

@@ -20,7 +20,7 @@ const STATUSES: Record<OrderView['order']['status'], [string, Tone]> = {
   canceled: ['Canceled', 'stopped'],
 };
 
-const FULFILMENT: Record<NonNullable<OrderView['order']['fulfillmentStatus']>, string> = {
+const FULFILLMENT: Record<NonNullable<OrderView['order']['fulfillmentStatus']>, string> = {
   preparing: 'Preparing',
   ready_to_ship: 'Ready to ship',
   shipped: 'Shipped',
@@ -43,7 +43,7 @@ export function renderOrder(res: Response, base: string, view: OrderView): void 
     ...view,
     statusLabel,
     statusTone,
-    fulfillmentLabel: view.order.fulfillmentStatus ? FULFILMENT[view.order.fulfillmentStatus] : null,
+    fulfillmentLabel: view.order.fulfillmentStatus ? FULFILLMENT[view.order.fulfillmentStatus] : null,
     showQuantity: view.line.quantity !== 1,
     otherLines: view.order.lineCount > 1,
     licenseNote: licenseNote(view.license),

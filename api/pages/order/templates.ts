@@ -15,7 +15,7 @@ export const ORDER = `<h1>Your order</h1>
 </div>
 <dl class="facts">
 <div><dt>Status</dt><dd><span class="badge {{statusTone}}">{{statusLabel}}</span></dd></div>
-{{#if fulfillmentLabel}}<div><dt>Order fulfilment</dt><dd>{{fulfillmentLabel}}</dd></div>
+{{#if fulfillmentLabel}}<div><dt>Order fulfillment</dt><dd>{{fulfillmentLabel}}</dd></div>
 {{/if}}{{#if order.paidAt}}<div><dt>Payment received</dt><dd>{{date order.paidAt}}</dd></div>
 {{/if}}{{#if order.discount}}<div><dt>Subtotal</dt><dd class="amount">{{money order.subtotal order.currency}}</dd></div>
 <div><dt>Discount <span class="code">{{order.discount.code}}</span></dt><dd class="amount">−{{money order.discount.amount order.currency}}</dd></div>

@@ -29,7 +29,7 @@ export function checkoutSessionsRouter(deps: RouteDeps) {
       body: CreateCheckoutSessionBody,
       response: CheckoutSession,
       status: 201,
-      // With the fulfilment module on, the product's stock-tracked variant short of the quantity.
+      // With the fulfillment module on, the product's stock-tracked variant short of the quantity.
       errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       handler: async ({ auth, body }) => ({ data: await checkoutSessions.create(auth, body) }),
     })

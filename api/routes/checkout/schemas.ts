@@ -50,7 +50,7 @@ export const CheckoutSession = z
     subtotal: smallestUnit('Sum of the lines before the discount'),
     discountCode: z.string().nullable(),
     discountAmount: smallestUnit(),
-    discountApplied: z.boolean().nullable().meta({ description: 'Set at fulfilment: false when the code ran out of uses before completion' }),
+    discountApplied: z.boolean().nullable().meta({ description: 'Set at fulfillment: false when the code ran out of uses before completion' }),
     amountRefunded: smallestUnit('Sum of the refunds so far'),
     expiresAt: Timestamp,
     completedAt: Timestamp.nullable(),

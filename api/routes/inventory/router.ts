@@ -19,7 +19,7 @@ import {
   Warehouse,
 } from './schemas';
 
-/** Inventory of the fulfilment module: every route answers 409 fulfillment_module_disabled while it is off. */
+/** Inventory of the fulfillment module: every route answers 409 fulfillment_module_disabled while it is off. */
 export function inventoryRouter(deps: RouteDeps) {
   const { warehouses, variants, stock } = deps.services;
   return new ApiRouter('/v1/inventory', 'Inventory', deps)

@@ -29,7 +29,7 @@ export function manualOrdersRouter(deps: RouteDeps) {
       method: 'patch',
       path: '/:id',
       summary:
-        'Move the payment or fulfilment status, set tracking, add notes. awaiting_payment → payment_confirmed (e-mails the buyer, fulfils digital and licence lines) or canceled; shipped e-mails a shipping notification. A refused move is 409 INVALID_STATE naming the current state',
+        'Move the payment or fulfillment status, set tracking, add notes. awaiting_payment → payment_confirmed (e-mails the buyer, fulfils digital and licence lines) or canceled; shipped e-mails a shipping notification. A refused move is 409 INVALID_STATE naming the current state',
       access: 'secret',
       params: ManualOrderIdParams,
       body: UpdateManualOrderBody,

@@ -16,7 +16,7 @@ export function modulesRouter(deps: RouteDeps) {
     .add({
       method: 'post',
       path: '/',
-      summary: 'Switch the fulfilment or payment module on or off',
+      summary: 'Switch the fulfillment or payment module on or off',
       access: 'secret',
       body: SetModuleBody,
       response: ModuleFlags,

@@ -46,8 +46,8 @@ function verifiedPartnerBody(shipping: ShippingService): RequestHandler {
 }
 
 /**
- * Shipping (document 1): the merchant's routes (secret key, fulfilment module on: 409 fulfillment_module_disabled
- * otherwise), the label's signed download and the public tracking route (no key), and the fulfilment partner's
+ * Shipping (document 1): the merchant's routes (secret key, fulfillment module on: 409 fulfillment_module_disabled
+ * otherwise), the label's signed download and the public tracking route (no key), and the fulfillment partner's
  * signed status webhook.
  */
 export function shippingRouter(deps: RouteDeps) {
@@ -151,7 +151,7 @@ export function shippingRouter(deps: RouteDeps) {
     .add({
       method: 'get',
       path: '/track/:waybillId',
-      summary: 'Always 410 MOVED: tracking moved to the fulfilment partner (follow a shipment’s trackingUrl)',
+      summary: 'Always 410 MOVED: tracking moved to the fulfillment partner (follow a shipment’s trackingUrl)',
       access: 'public',
       params: WaybillParams,
       errors: ['MOVED'],
@@ -162,7 +162,7 @@ export function shippingRouter(deps: RouteDeps) {
   const partner = new ApiRouter('/v1/shipping', 'Shipping', { ...deps, parseJson: verifiedPartnerBody(shipping) }).add({
     method: 'post',
     path: '/partner-webhooks',
-    summary: `The fulfilment partner's status events (order.status, order.waybill_id, order.price), signed with ${PARTNER_SIGNATURE_HEADER}: t=<unix seconds>,v1=<HMAC-SHA256 hex of "<t>.<raw body>">. 401 UNAUTHORIZED for a missing, forged, stale or replayed delivery; 404 for an unknown order_id (retry later)`,
+    summary: `The fulfillment partner's status events (order.status, order.waybill_id, order.price), signed with ${PARTNER_SIGNATURE_HEADER}: t=<unix seconds>,v1=<HMAC-SHA256 hex of "<t>.<raw body>">. 401 UNAUTHORIZED for a missing, forged, stale or replayed delivery; 404 for an unknown order_id (retry later)`,
     access: 'public',
     body: PartnerEventBody,
     response: PartnerEventAnswer,

@@ -159,7 +159,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: CartCheckoutBody,
       response: CheckoutCreated,
       status: 201,
-      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      // With the fulfillment module on, a stock-tracked variant short of the quantity.
       errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       idempotencyScope: ({ params, auth }) => storefrontCheckout.tenantOf(params.merchantSlug, auth),
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.cart(params.merchantSlug, body, auth) }),
@@ -174,7 +174,7 @@ export function storefrontPublicRouter(deps: RouteDeps) {
       body: BuyNowBody,
       response: CheckoutCreated,
       status: 201,
-      // With the fulfilment module on, a stock-tracked variant short of the quantity.
+      // With the fulfillment module on, a stock-tracked variant short of the quantity.
       errors: ['INSUFFICIENT_STOCK', 'PARTNER_UNAVAILABLE'],
       idempotencyScope: ({ params, auth }) => storefrontCheckout.tenantOf(params.merchantSlug, auth),
       handler: async ({ params, body, auth }) => ({ data: await storefrontCheckout.buyNow(params.merchantSlug, params.productSlug, body, auth) }),

@@ -72,7 +72,7 @@ export const PublicVariant = z
     priceDelta: z.int(),
     price: z.int().meta({ description: 'The product price with priceDelta resolved, whole units' }),
     isDefault: z.boolean(),
-    available: z.int().nullable().meta({ description: 'Summed over the active warehouses; null while the fulfilment module is off' }),
+    available: z.int().nullable().meta({ description: 'Summed over the active warehouses; null while the fulfillment module is off' }),
   })
   .meta({ id: 'PublicVariant' });
 
@@ -81,7 +81,7 @@ export const ProductPage = PublicProduct.extend({
   inventory: z
     .object({ available: z.int().meta({ description: 'Summed over the variants' }), inStock: z.boolean() })
     .nullable()
-    .meta({ description: 'Stock state while the fulfilment module is on and the product has variants (only variants are stock-tracked); else null' }),
+    .meta({ description: 'Stock state while the fulfillment module is on and the product has variants (only variants are stock-tracked); else null' }),
   crossSell: z.array(PublicProduct).meta({ description: 'Other published products sharing a tag, most shared tags first (at most 4)' }),
 }).meta({ id: 'StorefrontProductPage' });
 

@@ -1,29 +1,29 @@
 import { CheckoutSession, Delivery, DiscountCode, License } from '../../db/models';
 import { expireCheckoutIfOpen } from '../../domain/checkout/expiry';
-import { createCheckoutFulfilment, planCheckoutFulfilment } from '../../domain/checkout/fulfilment';
-import { DEFAULT_DOWNLOAD_LIMIT } from '../../domain/checkout/fulfilment-delivery';
+import { createCheckoutFulfillment, planCheckoutFulfillment } from '../../domain/checkout/fulfillment';
+import { DEFAULT_DOWNLOAD_LIMIT } from '../../domain/checkout/fulfillment-delivery';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
-import { appliedSteps, countRows, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfilment';
+import { appliedSteps, countRows, eventsOfSession, insertCappedDiscount, insertSellableProduct } from '../fixtures/fulfillment';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
 
 let ctx: TestContext;
 const config = loadConfig(process.env);
-let fulfilment: ReturnType<typeof createCheckoutFulfilment>;
+let fulfillment: ReturnType<typeof createCheckoutFulfillment>;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  fulfilment = createCheckoutFulfilment({ sequelize: ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
+  fulfillment = createCheckoutFulfillment({ sequelize: ctx.sequelize, config, box: createCryptoBox(requireEncryptionKey(config)) });
 });
 afterAll(() => ctx.close());
 
 const line = (productId: string | null, lineKey: string) => ({ ...lineOf(productId ?? 'none', 500, 1, lineKey), productId });
 
-describe('the fulfilment plan', () => {
+describe('the fulfillment plan', () => {
   it('counts the discount first, delivers each product line, credits, credits the referral, then announces, e-mails and closes', () => {
-    expect(planCheckoutFulfilment({ discountId: 'disc_1', referralCode: 'FRIEND', lineItems: [line('prod_a', 'a'), line(null, 'fee'), line('prod_b', 'b')] })).toEqual([
+    expect(planCheckoutFulfillment({ discountId: 'disc_1', referralCode: 'FRIEND', lineItems: [line('prod_a', 'a'), line(null, 'fee'), line('prod_b', 'b')] })).toEqual([
       'discount',
       'delivery:a',
       'delivery:b',
@@ -33,7 +33,7 @@ describe('the fulfilment plan', () => {
       'email:receipt',
       'fulfilled',
     ]);
-    expect(planCheckoutFulfilment({ discountId: null, referralCode: null, lineItems: [] })).toEqual(['balance', 'event:checkout.completed', 'email:receipt', 'fulfilled']);
+    expect(planCheckoutFulfillment({ discountId: null, referralCode: null, lineItems: [] })).toEqual(['balance', 'event:checkout.completed', 'email:receipt', 'fulfilled']);
   });
 });
 
@@ -65,14 +65,14 @@ describe('expiry at the deadline', () => {
   });
 });
 
-describe('fulfilment steps', () => {
+describe('fulfillment steps', () => {
   it.each(['open', 'pending_review', 'expired'] as const)('refuse a session that is %s and write nothing', async (status) => {
     const tenant = await newTenant(ctx);
     const product = await insertSellableProduct(ctx.sequelize, tenant, { licenseEnabled: true });
     const session = await insertCheckoutSessionRow(ctx.sequelize, tenant, { status, lineItems: [lineOf(product.id)] });
-    await expect(fulfilment.plan(tenant, session.id)).rejects.toThrow(`is ${status}`);
+    await expect(fulfillment.plan(tenant, session.id)).rejects.toThrow(`is ${status}`);
     for (const step of ['delivery:1', 'balance', 'event:checkout.completed']) {
-      await expect(fulfilment.runStep(tenant, session.id, step)).rejects.toThrow(`is ${status}`);
+      await expect(fulfillment.runStep(tenant, session.id, step)).rejects.toThrow(`is ${status}`);
     }
     expect(await appliedSteps(ctx.sequelize, session.id)).toEqual([]);
     expect(await Delivery.count({ where: { checkoutSessionId: session.id } })).toBe(0);
@@ -86,9 +86,9 @@ describe('fulfilment steps', () => {
     const product = await insertSellableProduct(ctx.sequelize, tenant, { licenseEnabled: true, files: ['setup-1.0.exe', 'setup-2.0.exe'] });
     const session = await insertCheckoutSessionRow(ctx.sequelize, tenant, { status: 'completed', lineItems: [lineOf(product.id, 2500)] });
     for (const step of ['delivery:1', 'balance']) {
-      const outcomes = await Promise.all(Array.from({ length: 5 }, () => fulfilment.runStep(tenant, session.id, step)));
+      const outcomes = await Promise.all(Array.from({ length: 5 }, () => fulfillment.runStep(tenant, session.id, step)));
       expect(outcomes.sort()).toEqual(['already_applied', 'already_applied', 'already_applied', 'already_applied', 'applied']);
-      expect(await fulfilment.runStep(tenant, session.id, step)).toBe('already_applied');
+      expect(await fulfillment.runStep(tenant, session.id, step)).toBe('already_applied');
     }
     const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id } });
     const licences = await License.findAll({ where: { checkoutSessionId: session.id } });
@@ -107,7 +107,7 @@ describe('fulfilment steps', () => {
     const sessions = await Promise.all(
       [0, 1].map(() => insertCheckoutSessionRow(ctx.sequelize, tenant, { status: 'completed', amount: 900, discount: { id: discount.id, code: discount.code, amount: 100 } })),
     );
-    const outcomes = await Promise.all(sessions.map((s) => fulfilment.runStep(tenant, s.id, 'discount')));
+    const outcomes = await Promise.all(sessions.map((s) => fulfillment.runStep(tenant, s.id, 'discount')));
     expect(outcomes).toEqual(['applied', 'applied']);
     const applied = await Promise.all(sessions.map(async (s) => (await CheckoutSession.findByPk(s.id))!.discountApplied));
     expect([...applied].sort()).toEqual([false, true]);
@@ -115,7 +115,7 @@ describe('fulfilment steps', () => {
     expect(await countRows(ctx.sequelize, 'discount_redemptions', 'discount_id', discount.id)).toBe(1);
     // A retry of the refused one does not flip it to applied.
     const refused = sessions[applied.indexOf(false)]!;
-    expect(await fulfilment.runStep(tenant, refused.id, 'discount')).toBe('already_applied');
+    expect(await fulfillment.runStep(tenant, refused.id, 'discount')).toBe('already_applied');
     expect((await CheckoutSession.findByPk(refused.id))!.discountApplied).toBe(false);
   });
 });

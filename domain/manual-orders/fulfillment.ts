@@ -8,7 +8,7 @@ import { deliverPurchasedLine, purchaseReceipt, type StepOutcome } from '../chec
 import { createDownloadLinks, type DownloadLinks } from '../deliveries';
 import type { EmailDataInput } from '../../lib/email';
 import { createEmailQueue } from '../email';
-import { lineKeyOfStep, MANUAL_ORDER_STEPS, planManualOrderFulfilment } from './fulfilment-plan';
+import { lineKeyOfStep, MANUAL_ORDER_STEPS, planManualOrderFulfillment } from './fulfillment-plan';
 
 /** The receipt of a confirmed manual order: its lines, total, and the deliveries' links and keys. */
 export function manualOrderReceipt(tx: Transaction, tenant: Tenant, order: ManualOrder, links: DownloadLinks): Promise<EmailDataInput<'checkout_receipt'>> {
@@ -29,12 +29,12 @@ export function manualOrderReceipt(tx: Transaction, tenant: Tenant, order: Manua
 }
 
 /**
- * The fulfilment of a confirmed manual order, the paid checkout's own (one delivery per line with its licence
- * and product.purchased, then the receipt): the steps of `planManualOrderFulfilment`, each applied once in
- * a transaction that first claims its row in `manual_order_fulfilment_steps` (a step whose row exists did its
+ * The fulfillment of a confirmed manual order, the paid checkout's own (one delivery per line with its licence
+ * and product.purchased, then the receipt): the steps of `planManualOrderFulfillment`, each applied once in
+ * a transaction that first claims its row in `manual_order_fulfillment_steps` (a step whose row exists did its
  * work already), so a retried activity, a replayed workflow or a second worker apply each effect once.
  */
-export function createManualOrderFulfilment({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
+export function createManualOrderFulfillment({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }) {
   const emails = createEmailQueue({ box, config });
   const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
 
@@ -74,13 +74,13 @@ export function createManualOrderFulfilment({ sequelize, config, box }: { sequel
       });
       return { emailWorkflowId: workflowId };
     }
-    throw new Error(`unknown fulfilment step "${step}" of manual order ${order.id}`);
+    throw new Error(`unknown fulfillment step "${step}" of manual order ${order.id}`);
   }
 
   return {
     /** The steps for the workflow to run, from the confirmed row alone (so the same on every try). */
     async plan(tenant: Tenant, orderId: string): Promise<string[]> {
-      return planManualOrderFulfilment((await confirmedOrder(tenant, orderId)).lines);
+      return planManualOrderFulfillment((await confirmedOrder(tenant, orderId)).lines);
     },
 
     /** Applies one step once, under the order's row lock (so steps of one order never interleave). */
@@ -95,4 +95,4 @@ export function createManualOrderFulfilment({ sequelize, config, box }: { sequel
   };
 }
 
-export type ManualOrderFulfilment = ReturnType<typeof createManualOrderFulfilment>;
+export type ManualOrderFulfillment = ReturnType<typeof createManualOrderFulfillment>;

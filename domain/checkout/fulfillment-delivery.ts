@@ -8,7 +8,7 @@ import { createShipmentForCheckoutLine, placeFromShippingAddress, shippingChoice
 import { lineLabel } from './dto';
 
 /**
- * Downloads a new delivery allows (docs/decisions/checkout.md, "Fulfilment"): enough for a buyer's devices and a
+ * Downloads a new delivery allows (docs/decisions/checkout.md, "Fulfillment"): enough for a buyer's devices and a
  * lost file, few enough that a link posted publicly stops working. Each retrieve re-signs the link; the count
  * is per delivery, whatever link was used.
  */
@@ -108,7 +108,7 @@ export async function deliverPurchasedLine(tx: Transaction, tenant: Tenant, purc
 }
 
 /**
- * The shipment of a physical line of a session that ships: the fulfilment module on, a shipping address and the
+ * The shipment of a physical line of a session that ships: the fulfillment module on, a shipping address and the
  * courier choice in its metadata (checked when the session was created). Null otherwise: the line is `manual`.
  */
 async function shipmentFor(tx: Transaction, tenant: Tenant, session: CheckoutSession, line: CheckoutLineItem): Promise<string | null> {

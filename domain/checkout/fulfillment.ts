@@ -1,5 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import { claimFulfilmentStep, recordFulfilmentStepResult } from '../../db/fulfilment-steps';
+import { claimFulfillmentStep, recordFulfillmentStepResult } from '../../db/fulfillment-steps';
 import { appendLedgerEntry } from '../../db/ledger';
 import { CheckoutSession } from '../../db/models';
 import { emit } from '../../db/outbox';
@@ -15,20 +15,20 @@ import { recordSettlementStart } from '../payouts';
 import { recordReferralConversion } from '../referrals';
 import { checkoutStockOwner } from './create';
 import { toCheckoutSessionDto } from './dto';
-import { deliverLine } from './fulfilment-delivery';
+import { deliverLine } from './fulfillment-delivery';
 import { hostedCheckoutUrl } from './payment-backend';
 import { checkoutReceipt } from './receipt';
 
 /**
- * Fulfilment of a completed checkout session (docs/decisions/checkout.md, "Fulfilment"): a fixed list of named
+ * Fulfillment of a completed checkout session (docs/decisions/checkout.md, "Fulfillment"): a fixed list of named
  * steps, each applied in a transaction of its own that first claims the step's row in
- * `checkout_fulfilment_steps`; a step whose row exists did its work already and does nothing. A retried
+ * `checkout_fulfillment_steps`; a step whose row exists did its work already and does nothing. A retried
  * activity, a replayed workflow or a second worker racing the first therefore apply each effect once.
  *
  * Step names are a contract with running workflows (a plan is recorded in their histories): a name is never
  * renamed or repurposed, only added.
  */
-export const FULFILMENT_STEPS = {
+export const FULFILLMENT_STEPS = {
   discount: 'discount',
   stock: 'stock',
   referral: 'referral',
@@ -49,16 +49,16 @@ export const deliveryStep = (lineKey: string) => `${DELIVERY_STEP}${lineKey}`;
  * `checkout.completed`, so a receiver of that event finds them; the receipt follows the deliveries whose links
  * and keys it carries; `fulfilled` stamps the end.
  */
-export function planCheckoutFulfilment(session: Pick<CheckoutSession, 'discountId' | 'referralCode' | 'lineItems'>): string[] {
+export function planCheckoutFulfillment(session: Pick<CheckoutSession, 'discountId' | 'referralCode' | 'lineItems'>): string[] {
   return [
-    ...(session.discountId ? [FULFILMENT_STEPS.discount] : []),
-    ...(session.lineItems.some((line) => line.variantId !== null) ? [FULFILMENT_STEPS.stock] : []),
+    ...(session.discountId ? [FULFILLMENT_STEPS.discount] : []),
+    ...(session.lineItems.some((line) => line.variantId !== null) ? [FULFILLMENT_STEPS.stock] : []),
     ...session.lineItems.filter((line) => line.productId !== null).map((line) => deliveryStep(line.lineKey)),
-    FULFILMENT_STEPS.balance,
-    ...(session.referralCode ? [FULFILMENT_STEPS.referral] : []),
-    FULFILMENT_STEPS.completedEvent,
-    FULFILMENT_STEPS.receipt,
-    FULFILMENT_STEPS.fulfilled,
+    FULFILLMENT_STEPS.balance,
+    ...(session.referralCode ? [FULFILLMENT_STEPS.referral] : []),
+    FULFILLMENT_STEPS.completedEvent,
+    FULFILLMENT_STEPS.receipt,
+    FULFILLMENT_STEPS.fulfilled,
   ];
 }
 
@@ -74,19 +74,19 @@ export function completionSource(session: Pick<CheckoutSession, 'backend'>): 'ma
 
 /** The field a step was planned for; a step run on a session without it is a bug, not a no-op. */
 function planned<T>(value: T | null, step: string, session: CheckoutSession): T {
-  if (value === null) throw new Error(`fulfilment step "${step}" does not apply to checkout session ${session.id}`);
+  if (value === null) throw new Error(`fulfillment step "${step}" does not apply to checkout session ${session.id}`);
   return value;
 }
 
 export type StepOutcome = 'applied' | 'already_applied';
 
-export interface FulfilmentDeps {
+export interface FulfillmentDeps {
   sequelize: Sequelize;
   config: Config;
   box: CryptoBox;
 }
 
-export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentDeps) {
+export function createCheckoutFulfillment({ sequelize, config, box }: FulfillmentDeps) {
   const emails = createEmailQueue({ box, config });
   const links = createDownloadLinks({ secret: requireEncryptionKey(config), publicBaseUrl: config.PUBLIC_BASE_URL });
 
@@ -102,7 +102,7 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
   async function apply(tx: Transaction, tenant: Tenant, session: CheckoutSession, step: string): Promise<Record<string, unknown>> {
     if (step.startsWith(DELIVERY_STEP)) return { ...(await deliverLine(tx, tenant, session, step.slice(DELIVERY_STEP.length))) };
     switch (step) {
-      case FULFILMENT_STEPS.discount: {
+      case FULFILLMENT_STEPS.discount: {
         // Counted under the code's row lock; past its limits the payment stands and the session records that
         // the discount was not applied (the buyer keeps the price paid).
         const redemption = await redeemDiscount(tx, tenant, planned(session.discountId, step, session), {
@@ -114,14 +114,14 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
         await session.update({ discountApplied: redemption === 'applied' }, { transaction: tx });
         return { redemption };
       }
-      case FULFILMENT_STEPS.stock: {
+      case FULFILLMENT_STEPS.stock: {
         // Not gated on the module: a hold made while it was on is committed after it is switched off.
         return { committed: await commitReservations(tx, tenant, checkoutStockOwner(session.id)) };
       }
-      case FULFILMENT_STEPS.referral: {
+      case FULFILLMENT_STEPS.referral: {
         return { credited: await recordReferralConversion(tx, tenant, planned(session.referralCode, step, session)) };
       }
-      case FULFILMENT_STEPS.balance: {
+      case FULFILLMENT_STEPS.balance: {
         const id = newId('txn');
         // No fees in local mode: the net amount is the amount paid. It settles to `available` after the
         // environment's delay, through the settlement workflow recorded with the credit.
@@ -137,12 +137,12 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
         await recordSettlementStart(tx, tenant, { sessionId: session.id });
         return { balanceTransactionId: id };
       }
-      case FULFILMENT_STEPS.completedEvent: {
+      case FULFILLMENT_STEPS.completedEvent: {
         const dto = toCheckoutSessionDto(session, { hostedUrl: (s) => s.providerInvoiceUrl ?? hostedCheckoutUrl(config.PUBLIC_BASE_URL, s.id) });
         const event = await emit(tx, tenant, 'checkout.completed', { ...dto, metadata: { ...session.metadata, source: completionSource(session) } });
         return { eventId: event.id };
       }
-      case FULFILMENT_STEPS.receipt: {
+      case FULFILLMENT_STEPS.receipt: {
         // Recorded with its durable start; the worker's start relay (woken by the insert) starts the sending.
         const { workflowId } = await emails.queue(tx, tenant, {
           kind: 'checkout_receipt',
@@ -152,18 +152,18 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
         });
         return { emailWorkflowId: workflowId };
       }
-      case FULFILMENT_STEPS.fulfilled:
+      case FULFILLMENT_STEPS.fulfilled:
         await session.update({ fulfilledAt: new Date() }, { transaction: tx });
         return {};
       default:
-        throw new Error(`unknown fulfilment step "${step}" of checkout session ${session.id}`);
+        throw new Error(`unknown fulfillment step "${step}" of checkout session ${session.id}`);
     }
   }
 
   return {
     /** The steps for the workflow to run, from the completed row alone (so the same on every try). */
     async plan(tenant: Tenant, sessionId: string): Promise<string[]> {
-      return planCheckoutFulfilment(await completedSession(tenant, sessionId));
+      return planCheckoutFulfillment(await completedSession(tenant, sessionId));
     },
 
     /**
@@ -174,12 +174,12 @@ export function createCheckoutFulfilment({ sequelize, config, box }: FulfilmentD
     async runStep(tenant: Tenant, sessionId: string, step: string): Promise<StepOutcome> {
       return sequelize.transaction(async (tx) => {
         const session = await completedSession(tenant, sessionId, tx);
-        if (!(await claimFulfilmentStep(tx, session.id, step))) return 'already_applied';
-        await recordFulfilmentStepResult(tx, session.id, step, await apply(tx, tenant, session, step));
+        if (!(await claimFulfillmentStep(tx, session.id, step))) return 'already_applied';
+        await recordFulfillmentStepResult(tx, session.id, step, await apply(tx, tenant, session, step));
         return 'applied';
       });
     },
   };
 }
 
-export type CheckoutFulfilment = ReturnType<typeof createCheckoutFulfilment>;
+export type CheckoutFulfillment = ReturnType<typeof createCheckoutFulfillment>;

@@ -2,7 +2,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { connectionOf } from './outbox';
 
 /**
- * The `checkout_fulfilment_steps` ledger: one row per fulfilment effect of a session, written in the effect's
+ * The `checkout_fulfillment_steps` ledger: one row per fulfillment effect of a session, written in the effect's
  * own transaction, so an effect and the record that it happened commit or vanish together.
  */
 
@@ -11,9 +11,9 @@ import { connectionOf } from './outbox';
  * try of the same step waits on the primary key until this transaction ends, then finds the row (or claims it,
  * had this one rolled back).
  */
-export async function claimFulfilmentStep(tx: Transaction, checkoutSessionId: string, step: string): Promise<boolean> {
+export async function claimFulfillmentStep(tx: Transaction, checkoutSessionId: string, step: string): Promise<boolean> {
   const claimed = await connectionOf(tx).query(
-    `INSERT INTO checkout_fulfilment_steps (checkout_session_id, step) VALUES ($1, $2)
+    `INSERT INTO checkout_fulfillment_steps (checkout_session_id, step) VALUES ($1, $2)
      ON CONFLICT (checkout_session_id, step) DO NOTHING
      RETURNING step`,
     { bind: [checkoutSessionId, step], type: QueryTypes.SELECT, transaction: tx },
@@ -22,8 +22,8 @@ export async function claimFulfilmentStep(tx: Transaction, checkoutSessionId: st
 }
 
 /** What the claimed step did (ids it wrote, the discount's verdict), for an operator reading the row. */
-export async function recordFulfilmentStepResult(tx: Transaction, checkoutSessionId: string, step: string, result: Record<string, unknown>): Promise<void> {
-  await connectionOf(tx).query(`UPDATE checkout_fulfilment_steps SET result = $3 WHERE checkout_session_id = $1 AND step = $2`, {
+export async function recordFulfillmentStepResult(tx: Transaction, checkoutSessionId: string, step: string, result: Record<string, unknown>): Promise<void> {
+  await connectionOf(tx).query(`UPDATE checkout_fulfillment_steps SET result = $3 WHERE checkout_session_id = $1 AND step = $2`, {
     bind: [checkoutSessionId, step, JSON.stringify(result)],
     type: QueryTypes.UPDATE,
     transaction: tx,
