@@ -30,7 +30,7 @@ import { migrateToLatest } from '../db/migrate';
 import { createWorkspaceService } from '../domain/workspaces';
 import { generateEncryptionKey } from '../lib/crypto-box';
 import { freePort } from '../scripts/lib/free-port';
-import { insertSellableProduct } from '../test/fixtures/fulfilment';
+import { insertSellableProduct } from '../test/fixtures/fulfillment';
 import { startTestSmtpServer } from '../test/helpers/smtp-server';
 import { startTemporalServer } from '../test/helpers/temporal-server';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';

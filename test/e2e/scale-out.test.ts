@@ -8,12 +8,12 @@ import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { CheckoutSession, Delivery, Product } from '../../db/models';
-import { planCheckoutFulfilment } from '../../domain/checkout/fulfilment';
+import { planCheckoutFulfillment } from '../../domain/checkout/fulfillment';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { freePort } from '../../scripts/lib/free-port';
 import { workflowIds } from '../../workflows/messages';
 import { insertDelivery } from '../fixtures/deliveries';
-import { appliedSteps, eventsOfSession } from '../fixtures/fulfilment';
+import { appliedSteps, eventsOfSession } from '../fixtures/fulfillment';
 import { CHECKOUT_SESSIONS } from '../helpers/checkout';
 import { createTestContext, http, type HttpResult, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
@@ -359,7 +359,7 @@ describe('two API and two worker processes from dist/ on the production Temporal
     );
     for (const session of sessions) {
       expect(await client.workflow.getHandle(workflowIds.checkoutSession(session.id)).result()).toBe('fulfilled');
-      expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(planCheckoutFulfilment(session));
+      expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(planCheckoutFulfillment(session));
       const deliveries = await Delivery.findAll({ where: { checkoutSessionId: session.id } });
       expect(deliveries.map((d) => d.kind)).toEqual(['download']);
       const events = await eventsOfSession(ctx.sequelize, session.id);
