@@ -4,6 +4,7 @@ import { claimEmailForSending, markEmailFailed, markEmailSent, recordEmailAttemp
 import type { CryptoBox } from '../lib/crypto-box';
 import { isPermanentSmtpFailure, type Mailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
+import { recordMetric } from '../lib/metrics';
 import { EMAIL_SEND_LEASE_MS } from '../workflows/email-timing';
 import type { EmailDeliveryInput } from '../workflows/messages';
 import type { EmailActivities } from './contracts/email';
@@ -42,11 +43,14 @@ export function createEmailActivities({ sequelize, box, mailer, logger }: { sequ
         await mailer.send({ to: email.toAddress, subject: email.subject, html: parts.html, text: parts.text, messageId: email.messageId });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        const permanent = isPermanentSmtpFailure(err);
+        recordMetric.emailAttempt(permanent ? 'refused' : 'failed');
         await recordEmailAttemptFailure(sequelize, tenant, input.emailId, message);
         logger.warn({ emailId: input.emailId, error: message }, 'e-mail attempt failed');
-        if (isPermanentSmtpFailure(err)) throw ApplicationFailure.nonRetryable(message, EMAIL_REFUSED);
+        if (permanent) throw ApplicationFailure.nonRetryable(message, EMAIL_REFUSED);
         throw err;
       }
+      recordMetric.emailAttempt('sent');
       await markEmailSent(sequelize, tenant, input.emailId);
       return 'sent';
     },
@@ -54,6 +58,7 @@ export function createEmailActivities({ sequelize, box, mailer, logger }: { sequ
     /** The workflow gave up (refused, or still failing after a day): the row ends `failed`. */
     async markEmailGivenUp(input: EmailDeliveryInput & { error: string }): Promise<void> {
       await markEmailFailed(sequelize, tenantOf(input), input.emailId, input.error);
+      recordMetric.emailGivenUp();
     },
   };
 }

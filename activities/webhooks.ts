@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:https';
 import { loadEndpointForAttempt, recordAttempt } from '../domain/webhooks';
+import { recordMetric } from '../lib/metrics';
 import { SIGNATURE_HEADER, signWebhookPayload } from '../lib/webhooks/signature';
 import { createWebhookAgent, postWebhook } from '../lib/webhooks/send';
 import type { AttemptInput, AttemptResult } from '../workflows/messages';
@@ -61,6 +62,7 @@ export function createWebhookActivities({ sequelize, box, config, logger, webhoo
           timeoutMs: WEBHOOK_HTTP_TIMEOUT_MS,
         },
       );
+      recordMetric.webhookAttempt(result.ok ? 'succeeded' : 'failed');
 
       const recorded = await recordAttempt(sequelize, {
         accountId: input.accountId,

@@ -13,6 +13,7 @@ import { createStarters } from '../domain/workflow-starters';
 import { customDomainRewrite } from './middleware/custom-domain';
 import { requestDeadline } from './middleware/deadline';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { httpMetrics } from './middleware/http-metrics';
 import { methodNotAllowed, optionsResponder } from './middleware/method-not-allowed';
 import { createRateLimits } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -57,6 +58,7 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   app.disable('x-powered-by');
   // The client IP (per-IP rate limits) is the socket's unless TRUST_PROXY names how many proxy hops to believe.
   app.set('trust proxy', config.TRUST_PROXY);
+  app.use(httpMetrics);
   app.use(securityHeaders);
   app.use(requestId);
   app.use(requestLogger(logger));

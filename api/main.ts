@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { createDatabase } from '../db/connection';
+import { createDatabase, poolStats } from '../db/connection';
 import { ConfigError, loadConfig, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';
+import { collectProcessMetrics, watchDatabasePool } from '../lib/metrics';
 import { createApp } from './app';
+import { startMetricsListener } from './metrics-listener';
 import { listen } from './server';
 import { connectTemporal } from './temporal-client';
 
@@ -14,7 +16,12 @@ async function main(): Promise<void> {
   const box = createCryptoBox(requireEncryptionKey(config));
   const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
   const api = createApp({ config, sequelize, temporal, logger, box });
+  collectProcessMetrics();
+  watchDatabasePool(() => poolStats(sequelize));
+  const metrics = config.METRICS_PORT === undefined ? null : await startMetricsListener(config.METRICS_PORT);
+  if (metrics) logger.info({ url: `http://127.0.0.1:${metrics.port}/metrics` }, 'api metrics listening');
   const server = await listen(api.app, config.PORT, logger, async () => {
+    await metrics?.close();
     await api.close();
     await temporal.connection.close();
     await sequelize.close();

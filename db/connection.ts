@@ -1,4 +1,5 @@
 import { Sequelize } from 'sequelize';
+import type { PoolStats } from '../lib/metrics';
 import { initModels } from './models';
 import { installRequestTransactionLookup, nestInRequestTransaction } from './request-transaction';
 
@@ -23,4 +24,19 @@ export function createDatabase({ url, poolMax = 10, logging, applicationName }: 
   initModels(sequelize);
   nestInRequestTransaction(sequelize);
   return sequelize;
+}
+
+/** Sequelize's connection pool (sequelize-pool; one pool, as no replication is configured), missing from its typings. */
+interface SequelizePool {
+  size: number;
+  available: number;
+  using: number;
+  waiting: number;
+  maxSize: number;
+}
+
+/** The pool's sizes now, for the metrics' gauges (lib/metrics.ts). */
+export function poolStats(sequelize: Sequelize): PoolStats {
+  const pool = (sequelize.connectionManager as unknown as { pool: SequelizePool }).pool;
+  return { size: pool.size, inUse: pool.using, idle: pool.available, waiting: pool.waiting, max: pool.maxSize };
 }

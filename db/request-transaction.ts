@@ -105,3 +105,14 @@ export function nestInRequestTransaction(sequelize: Sequelize): void {
   };
   sequelize.transaction = nested as TransactionMethod;
 }
+
+/**
+ * Runs `work` once `tx`'s effect is committed for good: a savepoint's (a nested transaction's) own commit is only
+ * provisional, so the hook goes on its outermost transaction (`parent`, set at runtime, missing from the typings).
+ */
+export function whenCommitted(tx: Transaction, work: () => void): void {
+  type Nested = Transaction & { parent?: Nested };
+  let outermost = tx as Nested;
+  while (outermost.parent) outermost = outermost.parent;
+  outermost.afterCommit(() => work());
+}

@@ -61,7 +61,9 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('commerce'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** The worker's own listener for orchestrators' probes (/healthz, /readyz); 0 picks a free port. */
+  /** The API's own listener for Prometheus (GET /metrics), never PORT; unset = none (`npm start` sets one); 0 picks a free port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The worker's own listener for orchestrators: probes (/healthz, /readyz) and Prometheus (/metrics); 0 picks a free port. */
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js, the compiled worker's default). */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
@@ -212,7 +214,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : []),
   ];
   const storageProblems = fileStorageProblems(c.FILE_STORAGE, present);
-  const problems = [...aiProblems, ...shippingProblems, ...paymentProblems, ...storageProblems];
+  const metricsProblems =
+    c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT
+      ? [`METRICS_PORT: must differ from PORT (${c.PORT}): metrics are never served on the public port`]
+      : [];
+  const problems = [...aiProblems, ...shippingProblems, ...paymentProblems, ...storageProblems, ...metricsProblems];
   if (problems.length) throw new ConfigError(problems);
   return {
     ...c,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of `npm start` as a new user runs it (used by .ci/run): a fresh DATA_DIR and free ports; the
-# stack must answer /readyz, accept the demo workspace's test secret key, show Mailpit's inbox, and on a terminal's
-# Ctrl-C stop the api and the worker before PostgreSQL, Temporal and Mailpit, leaving no process behind.
+# stack must answer /readyz, accept the demo workspace's test secret key, show Mailpit's inbox and both metrics
+# URLs, and on a terminal's Ctrl-C stop the api and the worker before PostgreSQL, Temporal and Mailpit, leaving no
+# process behind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -9,7 +10,8 @@ data_dir="$(mktemp -d "${TMPDIR:-/tmp}/commerce-smoke-XXXXXX")"
 out="$data_dir.log"
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 export DATA_DIR="$data_dir" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)" \
-  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)" PAYMENT_SANDBOX_PORT="$(free_port)" WORKER_HEALTH_PORT="$(free_port)"
+  MAILPIT_SMTP_PORT="$(free_port)" MAILPIT_UI_PORT="$(free_port)" PAYMENT_SANDBOX_PORT="$(free_port)" WORKER_HEALTH_PORT="$(free_port)" \
+  METRICS_PORT="$(free_port)"
 fail() {
   echo "[smoke] FAILED: $*" >&2
   echo "[smoke] --- npm start output ---" >&2
@@ -54,6 +56,13 @@ grep -q "Worker health  http://127.0.0.1:$WORKER_HEALTH_PORT/readyz" "$out" || f
 status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$WORKER_HEALTH_PORT/readyz")"
 [[ "$status" == 200 ]] || fail "the worker's /readyz answered $status"
 echo "[smoke] the worker's /readyz answers 200"
+
+grep -q "Metrics        http://127.0.0.1:$METRICS_PORT/metrics" "$out" || fail "the banner does not show the API's metrics"
+grep -q "http://127.0.0.1:$WORKER_HEALTH_PORT/metrics" "$out" || fail "the banner does not show the worker's metrics"
+for url in "http://127.0.0.1:$METRICS_PORT/metrics" "http://127.0.0.1:$WORKER_HEALTH_PORT/metrics"; do
+  curl -s "$url" | grep -q '^# TYPE commerce_http_requests_total counter$' || fail "$url does not serve the service's metrics"
+done
+echo "[smoke] the API's and the worker's /metrics answer"
 
 # Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group (npm, tsx, scripts/start.ts, the
 # api and the worker). PostgreSQL, Temporal and Mailpit run in sessions of their own: the stack stops them only

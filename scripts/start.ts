@@ -57,6 +57,8 @@ const CHILD_STOP_TIMEOUT_MS = 15_000;
 const TEARDOWN_STEP_TIMEOUT_MS = 20_000;
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;
 const MAILPIT_READY_TIMEOUT_MS = 30_000;
+/** The API's metrics port under `npm start` when METRICS_PORT is unset (OpenTelemetry's Prometheus exporter port). */
+const DEFAULT_METRICS_PORT = 9464;
 
 const log = (message: string) => process.stderr.write(`[start] ${message}\n`);
 
@@ -369,6 +371,7 @@ function printBanner(lines: {
   mail: MailSetup;
   payments: string;
   workerHealth: string;
+  metrics: string;
   databaseUrl: string;
   dataDir: string;
   demo: DemoWorkspace;
@@ -389,6 +392,7 @@ function printBanner(lines: {
     `  Mail inbox     ${mailLine(lines.mail)}`,
     `  Payments       ${lines.payments}`,
     `  Worker health  ${lines.workerHealth}`,
+    `  Metrics        ${lines.metrics}`,
     `  PostgreSQL     ${redactPassword(lines.databaseUrl)}`,
     `  Data dir       ${lines.dataDir}`,
     '',
@@ -456,6 +460,9 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const settings = readStartSettings(process.env);
   if (config.PORT === 0) throw new ConfigError(['PORT: `npm start` needs a fixed port, not 0']);
+  // The API's metrics listener: off by default elsewhere, always on here (docs/decisions/metrics.md).
+  const metricsPort = config.METRICS_PORT ?? DEFAULT_METRICS_PORT;
+  if (metricsPort === 0) throw new ConfigError(['METRICS_PORT: `npm start` needs a fixed port, not 0']);
   const dataDir = path.resolve(config.DATA_DIR);
   fs.mkdirSync(dataDir, { recursive: true });
   const fileStorageDir = path.resolve(config.FILE_STORAGE_DIR);
@@ -473,6 +480,7 @@ async function main(): Promise<number> {
   await assertPortsFree([
     ...(embedPaymentSandbox ? [{ port: settings.paymentSandboxPort, variable: 'PAYMENT_SANDBOX_PORT', what: 'payment sandbox provider' }] : []),
     { port: config.PORT, variable: 'PORT', what: 'API' },
+    { port: metricsPort, variable: 'METRICS_PORT', what: 'API metrics' },
     ...(embedPostgres ? [{ port: settings.postgresPort, variable: 'EMBEDDED_POSTGRES_PORT', what: 'embedded PostgreSQL' }] : []),
     ...(embedTemporal
       ? [
@@ -636,6 +644,7 @@ async function main(): Promise<number> {
       TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
       ENCRYPTION_KEY: encryptionKey,
       PORT: String(config.PORT),
+      METRICS_PORT: String(metricsPort),
       PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
       FILE_STORAGE_DIR: fileStorageDir,
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
@@ -671,7 +680,11 @@ async function main(): Promise<number> {
       config.WORKER_HEALTH_PORT === 0
         ? '(WORKER_HEALTH_PORT=0: a free port, in the worker\'s "worker health listening" line)'
         : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/readyz   (and /healthz)`;
-    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, databaseUrl, dataDir, demo, demoOwner });
+    const metrics = [
+      `http://127.0.0.1:${metricsPort}/metrics   (API, METRICS_PORT)`,
+      `                 ${config.WORKER_HEALTH_PORT === 0 ? '(worker: /metrics on its health port)' : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/metrics   (worker, with the Temporal SDK's)`}`,
+    ].join('\n');
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, metrics, databaseUrl, dataDir, demo, demoOwner });
     await stopped;
     return 0;
   } finally {

@@ -37,6 +37,15 @@ describe('configuration', () => {
     expect(loadConfig({ WORKFLOW_BUNDLE_PATH: '/srv/app/dist/workflow-bundle.js' }).WORKFLOW_BUNDLE_PATH).toBe('/srv/app/dist/workflow-bundle.js');
   });
 
+  it('gives the API no metrics listener unless METRICS_PORT names one (0: a free port), never the public port', () => {
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0', PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(configProblems({ METRICS_PORT: 'nine' })).toHaveLength(1);
+    expect(configProblems({ METRICS_PORT: '3000' })).toEqual(['METRICS_PORT: must differ from PORT (3000): metrics are never served on the public port']);
+    expect(configProblems({ METRICS_PORT: '8080', PORT: '8080' })).toEqual(['METRICS_PORT: must differ from PORT (8080): metrics are never served on the public port']);
+  });
+
   it('reports every bad variable at once', () => {
     expect(configProblems({ PORT: 'x', LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
   });

@@ -4,6 +4,7 @@ import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { workerHealthRoutes } from './health';
+import { installSdkMetrics, watchWorkerDatabase, workerMetricsRoute } from './metrics';
 import { startProbeServer } from './probe-server';
 import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
@@ -18,10 +19,15 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   const workflowBundle = prebuiltWorkflowBundle(config, __filename);
   const started: { worker?: Worker } = {};
+  const sdkMetricsUrl = await installSdkMetrics();
   // Up before Temporal is reached, so /healthz answers during start-up while /readyz says not yet.
-  const probes = await startProbeServer(config.WORKER_HEALTH_PORT, workerHealthRoutes(() => started.worker?.getState()));
-  logger.info({ port: probes.port }, 'worker health listening (/healthz, /readyz)');
+  const probes = await startProbeServer(config.WORKER_HEALTH_PORT, {
+    ...workerHealthRoutes(() => started.worker?.getState()),
+    '/metrics': workerMetricsRoute(sdkMetricsUrl),
+  });
+  logger.info({ port: probes.port }, 'worker health listening (/healthz, /readyz, /metrics)');
   const deps = createActivityDeps(config, logger);
+  watchWorkerDatabase(deps.sequelize);
 
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);

@@ -3,8 +3,9 @@ import { CheckoutSession, type PaymentMethod } from '../../db/models';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { AppError, invalidState, notFound } from '../../lib/errors';
 import type { Logger } from '../../lib/logger';
+import { recordMetric } from '../../lib/metrics';
 import type { Starters } from '../workflow-starters';
-import { afterCommit } from '../../db/request-transaction';
+import { afterCommit, whenCommitted } from '../../db/request-transaction';
 import { recordStart, startRecordedNow } from '../workflow-starts';
 import type { PaymentBackend, PaymentSubmission } from './payment-backend';
 
@@ -98,6 +99,7 @@ export async function completeLockedSession(
 ): Promise<string> {
   await session.update({ status: 'completed', completedAt: now, ...paid }, { transaction: tx });
   await settleSource(tx, tenant, session, now);
+  whenCommitted(tx, () => recordMetric.checkoutCompleted({ environment: tenant.environment, backend: session.backend }));
   return recordStart(tx, tenant, {
     workflowType: 'checkoutCompleted',
     input: { ...tenantWhere(tenant), sessionId: session.id, expiresAt: session.expiresAt.toISOString() },

@@ -50,6 +50,7 @@ interface Service {
   depends_on?: string[] | Record<string, { condition: string }>;
   healthcheck?: Healthcheck;
   volumes?: (string | { type: string; source?: string; target?: string })[];
+  ports?: (string | { target?: number | string })[];
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -433,6 +434,15 @@ describe('application services (api, worker, migrate)', () => {
     const port = environmentOf(worker).WORKER_HEALTH_PORT;
     expect(port).toMatch(/^\d+$/);
     expect(command).toContain(`http://127.0.0.1:${port}/readyz`);
+  });
+
+  it("api serves its metrics on a METRICS_PORT of its own, which no port mapping publishes", () => {
+    const api = services.api as Service;
+    const env = environmentOf(api);
+    expect(env.METRICS_PORT).toMatch(/^\d+$/);
+    expect(env.METRICS_PORT).not.toBe(env.PORT ?? '3000');
+    const published = (api.ports ?? []).map((p) => String(typeof p === 'object' ? p.target : p.split(':').pop()));
+    expect(published).not.toContain(env.METRICS_PORT);
   });
 
   it('api and worker share one named volume at FILE_STORAGE_DIR', () => {
