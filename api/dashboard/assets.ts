@@ -52,6 +52,7 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 .panel { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
 .panel > h1:first-child, .panel > h2:first-child { margin-top: 0; }
 .nowrap { white-space: nowrap; }
+.small { font-size: 12px; color: var(--muted); }
 td.url { min-width: 16ch; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 16px; margin-bottom: 20px; }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; }

@@ -163,10 +163,15 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     res.redirect(303, `${req.baseUrl}/products?notice=restored`);
   });
 
-  const keysPage = async (req: Request, res: Response, extra: { status: number; minted?: { name: string; value: string }; form?: Record<string, string>; fieldErrors?: Record<string, string> }) => {
+  const keysPage = async (
+    req: Request,
+    res: Response,
+    extra: { status: number; minted?: { name: string; value: string; oldValueExpiresAt?: string }; form?: Record<string, string>; fieldErrors?: Record<string, string> },
+  ) => {
     const { auth } = identityOf(req);
     const keys = await services.apiKeys.list(auth, { limit: 100 });
-    page(req, res, { status: extra.status, title: 'API keys', active: 'api-keys', body: BODIES.apiKeys, context: { keys: keys.data, ...extra } });
+    const overlap = durationText(config.API_KEY_ROTATION_OVERLAP);
+    page(req, res, { status: extra.status, title: 'API keys', active: 'api-keys', body: BODIES.apiKeys, context: { keys: keys.data, overlap, ...extra } });
   };
 
   router.get('/developers/api-keys', (req, res) => keysPage(req, res, { status: 200 }));
@@ -182,6 +187,12 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     }
     const created = await services.apiKeys.create(auth, parsed.data);
     await keysPage(req, res, { status: 201, minted: { name: created.name, value: created.value } });
+  });
+
+  // Rotation (document 1: dashboard only): the new value is in this one response, like a new key's.
+  post('/developers/api-keys/:id/rotate', async (req, res) => {
+    const { rotated, created } = await services.apiKeys.rotate(identityOf(req).auth, String(req.params.id));
+    await keysPage(req, res, { status: 201, minted: { name: created.name, value: created.value, oldValueExpiresAt: rotated.expiresAt! } });
   });
 
   post('/developers/api-keys/:id/revoke', async (req, res) => {
@@ -217,6 +228,12 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   router.use((req, res) => messagePage(req, res, 404, 'Not found', 'There is nothing at this address in the dashboard, or it belongs to another workspace.'));
   router.use(dashboardErrors);
   return router;
+}
+
+/** A configured duration in words: `24 hours`, `90 minutes`, `3 seconds`. */
+function durationText(ms: number): string {
+  const [count, unit] = ms % 3_600_000 === 0 ? [ms / 3_600_000, 'hour'] : ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : [Math.round(ms / 1000), 'second'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
 function messagePage(req: Request, res: Response, status: number, heading: string, message: string): void {

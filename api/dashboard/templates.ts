@@ -115,11 +115,13 @@ export const PRODUCTS = `<h1>Products</h1>
 {{#if nextCursor}}<p><a href="{{base}}/products?{{#if archivedTab}}archived=1&amp;{{/if}}cursor={{nextCursor}}">Next page</a></p>{{/if}}`;
 
 export const API_KEYS = `<h1>API keys</h1>
-<p class="lead">Keys of {{identity.workspace.name}} for {{modeLabel}}. A key's value is shown once, when it is created.</p>
+<p class="lead">Keys of {{identity.workspace.name}} for {{modeLabel}}. A key's value is shown once, when it is created. Rotating a key gives it a new value at once; the old value keeps working for {{overlap}}, and the workspace’s owner is e-mailed.</p>
 {{#if minted}}<div class="panel" role="status">
-<h2>New key “{{minted.name}}”</h2>
+{{#if minted.oldValueExpiresAt}}<h2>Key “{{minted.name}}” rotated</h2>
+<p>Its new value is below. Copy it now: it will not be shown again. The old value keeps working until <strong>{{when minted.oldValueExpiresAt}}</strong>, then it is refused. The workspace’s owner is e-mailed.</p>
+{{else}}<h2>New key “{{minted.name}}”</h2>
 <p>Copy it now: it will not be shown again.</p>
-<code class="secret" id="new-key-value">{{minted.value}}</code>
+{{/if}}<code class="secret" id="new-key-value">{{minted.value}}</code>
 </div>
 {{/if}}<div class="panel">
 <h2>Create a key</h2>
@@ -136,8 +138,8 @@ export const API_KEYS = `<h1>API keys</h1>
 {{#if keys.length}}<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each keys}}<tr><td>{{name}}</td><td class="mono nowrap">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else}}<span class="badge good">Active</span>{{/if}}</td>
-<td class="actions">{{#unless revokedAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}}">Revoke</button></form>{{/unless}}</td></tr>
+{{#each keys}}<tr><td>{{name}}</td><td class="mono nowrap">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else if expiresAt}}<span class="badge wait">Rotated</span><div class="small">works until {{when expiresAt}}</div>{{else}}<span class="badge good">Active</span>{{/if}}</td>
+<td class="actions">{{#unless revokedAt}}{{#unless expiresAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/rotate">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Rotate {{name}} {{prefix}}…{{last4}}">Rotate</button></form> {{/unless}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}} {{prefix}}…{{last4}}">Revoke</button></form>{{/unless}}</td></tr>
 {{/each}}</tbody>
 </table>
 {{else}}<p class="empty">No keys.</p>

@@ -27,6 +27,7 @@ import * as invoicePendingCharge from './0025-invoice-pending-charge';
 import * as customerNameOptional from './0026-customer-name-optional';
 import * as manualPaymentMethods from './0027-manual-payment-methods';
 import * as dashboardPeople from './0028-dashboard-people';
+import * as apiKeyRotation from './0029-api-key-rotation';
 
 export interface Migration {
   name: string;
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   { name: '0026-customer-name-optional', ...customerNameOptional },
   { name: '0027-manual-payment-methods', ...manualPaymentMethods },
   { name: '0028-dashboard-people', ...dashboardPeople },
+  { name: '0029-api-key-rotation', ...apiKeyRotation },
 ];

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { AuditLog, DashboardSession, EmailMessage, Product } from '../../db/models';
+import { ApiKey, AuditLog, DashboardSession, EmailMessage, Product } from '../../db/models';
 import { createMailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
 import { insertDelivery } from '../fixtures/deliveries';
@@ -298,6 +298,93 @@ describe('dashboard operations', () => {
     expect((await client.post(`/dashboard/developers/api-keys/${id}/revoke`)).status).toBe(303);
     expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: value })).status).toBe(401);
     expect(ws.secretKey).toMatch(/^sk_test_/);
+  });
+
+  it('rotates a key: a new value at once, the old one still working for 24 hours, the owner e-mailed exactly once', async () => {
+    const smtp = await startTestSmtpServer();
+    const mailer = createMailer({ SMTP_URL: smtp.url, EMAIL_FROM: t.ctx.config.EMAIL_FROM });
+    const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE, { config: t.ctx.config, mailer });
+    try {
+      const ws = await t.ctx.createWorkspace();
+      const owner = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'owner');
+      // A member rotates; the owner is the one told.
+      const member = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'member');
+      const client = new DashboardClient(t.api.baseUrl);
+      await client.signIn(member.email, member.password);
+      const minted = await client.post('/dashboard/developers/api-keys', { name: 'Warehouse sync', access: 'secret' });
+      const oldValue = /id="new-key-value">(sk_test_\w+)</.exec(minted.text)![1]!;
+      const oldId = /action="\/dashboard\/developers\/api-keys\/(key_\w+)\/rotate"[^]*?Rotate Warehouse sync/.exec(minted.text)![1]!;
+
+      const before = Date.now();
+      const rotated = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+      const after = Date.now();
+      expect(rotated.status).toBe(201);
+      expect(rotated.text).toContain('Key “Warehouse sync” rotated');
+      const newValue = /id="new-key-value">(sk_test_\w+)</.exec(rotated.text)![1]!;
+      expect(newValue).not.toBe(oldValue);
+
+      // Both values work now; the old one until 24 hours after the rotation (API_KEY_ROTATION_OVERLAP's default).
+      for (const value of [oldValue, newValue]) expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: value })).status).toBe(200);
+      const old = (await ApiKey.findByPk(oldId))!;
+      expect(old.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 86_400_000);
+      expect(old.expiresAt!.getTime()).toBeLessThanOrEqual(after + 86_400_000);
+      const replacement = (await ApiKey.findByPk(old.replacedByKeyId!))!;
+      expect(replacement.get()).toMatchObject({ name: 'Warehouse sync', environment: 'test', access: 'secret', expiresAt: null, revokedAt: null });
+      const listed = await http<{ data: { id: string; expiresAt: string | null; replacedBy: string | null }[] }>(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: newValue });
+      expect(listed.body.data.find((k) => k.id === oldId)).toMatchObject({ expiresAt: old.expiresAt!.toISOString(), replacedBy: replacement.id });
+      const page = await client.get('/dashboard/developers/api-keys');
+      expect(page.text).not.toContain(newValue);
+      expect(page.text).toMatch(/Rotated<\/span><div class="small">works until /);
+      expect(await AuditLog.findOne({ where: { accountId: ws.accountId, action: 'api_key.rotated', targetId: oldId } })).toMatchObject({ actorUserId: member.userId });
+
+      // Rotated once: the old key again is refused (its deadline never moves); the replacement is the one to rotate.
+      const again = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+      expect(again.status).toBe(409);
+      expect(again.text).toContain('rotate the key that replaced it');
+      expect((await ApiKey.findByPk(oldId))!.expiresAt).toEqual(old.expiresAt);
+
+      // The owner's notice arrives at the SMTP server, once, naming the key but never its value.
+      await waitFor(async () => smtp.received.some((m) => m.parsed.subject?.includes('Warehouse sync')), { timeoutMs: 30_000 });
+      const notices = smtp.received.filter((m) => m.parsed.subject?.includes('Warehouse sync'));
+      expect(notices).toHaveLength(1);
+      const notice = notices[0]!;
+      expect(notice.envelope.to).toEqual([owner.email]);
+      expect(notice.parsed.subject).toMatch(/^API key “Warehouse sync” of Workspace \S+ was rotated$/);
+      expect(notice.parsed.text).toContain(`(sk_test_…${oldValue.slice(-4)})`);
+      expect(notice.parsed.text).toContain(`rotated by ${member.email}`);
+      expect(notice.parsed.text).toContain('/dashboard/developers/api-keys');
+      for (const value of [oldValue, newValue]) expect(notice.raw).not.toContain(value);
+      const rows = await EmailMessage.findAll({ where: { accountId: ws.accountId } });
+      expect(rows.map((r) => [r.kind, r.businessKey, r.status])).toEqual([['api_key_rotated', `api_key_rotated:${oldId}`, 'sent']]);
+
+      // Revoking the old key during the overlap is immediate, as always; the replacement keeps working.
+      expect((await client.post(`/dashboard/developers/api-keys/${oldId}/revoke`, {}, '/dashboard/developers/api-keys')).status).toBe(303);
+      expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: oldValue })).status).toBe(401);
+      expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: newValue })).status).toBe(200);
+    } finally {
+      await worker.stop();
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('refuses the old value of a rotated key from its deadline on', async () => {
+    const short = await t.ctx.startApi({ API_KEY_ROTATION_OVERLAP: '3s', DASHBOARD_SIGNIN_LIMIT_PER_MINUTE: '100000', TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+    const ws = await t.ctx.createWorkspace();
+    const user = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'member');
+    const client = new DashboardClient(short.baseUrl);
+    expect((await client.signIn(user.email, user.password)).status).toBe(303);
+    const minted = await client.post('/dashboard/developers/api-keys', { name: 'Short overlap', access: 'secret' });
+    const oldValue = /id="new-key-value">(sk_test_\w+)</.exec(minted.text)![1]!;
+    const oldId = /action="\/dashboard\/developers\/api-keys\/(key_\w+)\/rotate"/.exec(minted.text)![1]!;
+    const rotated = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+    const newValue = /id="new-key-value">(sk_test_\w+)</.exec(rotated.text)![1]!;
+    const deadline = (await ApiKey.findByPk(oldId))!.expiresAt!.getTime();
+    const status = async (value: string) => (await http(short.baseUrl, 'GET', '/api/v1/account/api-keys', { key: value })).status;
+    expect(await status(oldValue)).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+    expect(await status(oldValue)).toBe(401);
+    expect(await status(newValue)).toBe(200);
   });
 
   it('sends a synthetic test event to an endpoint', async () => {
