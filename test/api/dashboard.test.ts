@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { ApiKey, AuditLog, DashboardSession, EmailMessage, Product } from '../../db/models';
+import { ApiKey, AuditLog, CheckoutRefund, CheckoutSession, DashboardSession, EmailMessage, Product } from '../../db/models';
 import { createMailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
+import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
 import { insertDelivery } from '../fixtures/deliveries';
 import { insertProduct } from '../fixtures/products';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -424,3 +425,86 @@ describe('dashboard operations', () => {
     }
   });
 });
+
+describe('dashboard sales', () => {
+  it('shows balances as money and the last 30 days of sales as a chart drawn on the server, with no script', async () => {
+    const { ws, client } = await signedIn();
+    const empty = await client.get('/dashboard');
+    expect(empty.text).toMatch(/<dt>Available \(IDR\)<\/dt><dd>IDR(&nbsp;|\s| )0<\/dd>/);
+    expect(empty.text).toContain('<dt>Pending (USD)</dt><dd>$0.00</dd>');
+    expect(empty.text).toContain('No completed checkouts in the last 30 days');
+
+    const productId = await namedProduct(ws, 'Chart guide');
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 2_500)] });
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 1_500)] });
+    // Older than the window: not charted.
+    const old = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 99_900)] });
+    await CheckoutSession.update({ completedAt: new Date(Date.now() - 31 * 86_400_000) }, { where: { id: old.id } });
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'pending_review', lineItems: [lineOf(productId, 7_700)] });
+
+    const overview = await client.get('/dashboard');
+    expect(overview.headers.get('content-security-policy')).toContain("script-src 'none'");
+    expect(overview.text).not.toMatch(/<script|\son[a-z]+=|style=/i);
+    const svg = /<svg class="chart"[^]*?<\/svg>/.exec(overview.text)![0];
+    expect(svg).toContain('Sales per day over the last 30 days in USD: $40.00 from 2 sales; the best day $40.00.');
+    expect(svg.match(/<rect /g)).toHaveLength(30);
+    const today = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date());
+    expect(svg).toContain(`<title>${today}: $40.00, 2 sales</title>`);
+    expect(svg).not.toContain('$999.00');
+  });
+
+  it('lists checkouts by status and shows one with its lines, deliveries and refunds; confirms a pending one and refunds through the checkout service', async () => {
+    const { ws, user, client } = await signedIn();
+    const productId = await namedProduct(ws, 'Batik pattern pack');
+    const completed = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 1_250, 2)], customerEmail: 'ana@buyer.example' });
+    const delivery = await insertDelivery(t.ctx.sequelize, ws, productId, { session: completed, kind: 'license' });
+    const pending = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'pending_review', lineItems: [lineOf(productId, 4_000)] });
+
+    const all = await client.get('/dashboard/checkouts');
+    expect(all.text).toContain(completed.id);
+    expect(all.text).toContain(pending.id);
+    expect(all.text).toMatch(/<label for="status-filter">Status<\/label>/);
+    const filtered = await client.get('/dashboard/checkouts?status=pending_review');
+    expect(filtered.text).toContain(pending.id);
+    expect(filtered.text).not.toContain(completed.id);
+    expect(filtered.text).toContain('<option value="pending_review" selected>');
+
+    const detail = await client.get(`/dashboard/checkouts/${completed.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain('ana@buyer.example');
+    expect(detail.text).toMatch(/Line item<\/td><td class="num">2<\/td><td class="num hide-narrow">\$12\.50<\/td><td class="num">\$25\.00<\/td>/);
+    expect(detail.text).toContain(delivery.id);
+    expect(detail.text).toContain('No refunds.');
+    expect(detail.text).not.toContain('Confirm payment');
+
+    // A partial refund in whole units, one past what is left (beside the field, nothing written), then the rest.
+    const from = `/dashboard/checkouts/${completed.id}`;
+    const bad = await client.post(`${from}/refund`, { amount: '12.345', reason: '' }, from);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/id="refund-amount-error">Type an amount like 25\.00</);
+    const partial = await client.post(`${from}/refund`, { amount: '10.00', reason: 'Damaged file' }, from);
+    expect(partial).toMatchObject({ status: 303, location: `${from}?notice=refunded` });
+    const tooMuch = await client.post(`${from}/refund`, { amount: '20', reason: '' }, from);
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.text).toMatch(/id="refund-amount-error">amount: at most 1500/);
+    expect((await client.post(`${from}/refund`, { amount: '', reason: '' }, from)).status).toBe(303);
+    const refunds = await CheckoutRefund.findAll({ where: { checkoutSessionId: completed.id }, order: [['createdAt', 'ASC']] });
+    expect(refunds.map((r) => [r.amount, r.reason])).toEqual([[1_000, 'Damaged file'], [1_500, null]]);
+    const refunded = await client.get(from);
+    expect(refunded.text).toContain('Damaged file');
+    expect(refunded.text).toContain('<dt>Refunded</dt><dd>$25.00</dd>');
+    expect(refunded.text).not.toContain('id="refund-amount"');
+    expect(await AuditLog.count({ where: { accountId: ws.accountId, action: 'checkout_session.refunded', actorUserId: user.userId } })).toBe(2);
+
+    // Confirming the pending transfer completes the session, as POST /confirm does; confirming again is refused.
+    const pendingPage = `/dashboard/checkouts/${pending.id}`;
+    expect((await client.get(pendingPage)).text).toContain('Confirm payment');
+    const confirmed = await client.post(`${pendingPage}/confirm`, {}, pendingPage);
+    expect(confirmed).toMatchObject({ status: 303, location: `${pendingPage}?notice=confirmed` });
+    expect((await CheckoutSession.findByPk(pending.id))!.status).toBe('completed');
+    expect((await client.get(confirmed.location!)).text).toContain('Payment confirmed.');
+    const again = await client.post(`${pendingPage}/confirm`, {}, pendingPage);
+    expect(again.status).toBe(409);
+  });
+});
+
