@@ -129,7 +129,7 @@ export const CHECKOUT = `<p class="crumbs"><a href="{{base}}/checkouts">Checkout
 <div><dt>Refunded</dt><dd>{{money session.amountRefunded session.currency}}</dd></div>
 <div><dt>Payment method</dt><dd>{{#if session.paymentMethod}}{{session.paymentMethod}}{{else}}Not chosen{{/if}}</dd></div>
 <div><dt>Completed</dt><dd>{{#if session.completedAt}}{{when session.completedAt}}{{else}}Not yet{{/if}}</dd></div>
-<div><dt>Expires</dt><dd>{{when session.expiresAt}}</dd></div>
+{{#if (eq session.status "open")}}<div><dt>Expires</dt><dd>{{when session.expiresAt}}</dd></div>{{/if}}
 </dl>
 {{#if confirmable}}<div class="panel">
 <h2>Confirm the payment</h2>
@@ -220,9 +220,9 @@ export const API_KEYS = `<h1>API keys</h1>
 </div>
 <div class="table-wrap">
 {{#if keys.length}}<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col" class="hide-narrow">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each keys}}<tr><td>{{name}}</td><td class="mono nowrap">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else if expiresAt}}<span class="badge wait">Rotated</span><div class="small">works until {{when expiresAt}}</div>{{else}}<span class="badge good">Active</span>{{/if}}</td>
+{{#each keys}}<tr><td>{{name}}<div class="mono show-narrow">{{prefix}}…{{last4}}</div></td><td class="mono nowrap hide-narrow">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else if expiresAt}}<span class="badge wait">Rotated</span><div class="small">works until {{when expiresAt}}</div>{{else}}<span class="badge good">Active</span>{{/if}}</td>
 <td class="actions">{{#unless revokedAt}}{{#unless expiresAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/rotate">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Rotate {{name}} {{prefix}}…{{last4}}">Rotate</button></form> {{/unless}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}} {{prefix}}…{{last4}}">Revoke</button></form>{{/unless}}</td></tr>
 {{/each}}</tbody>
 </table>

@@ -220,16 +220,37 @@ describe('dashboard workspaces', () => {
     const theirs = await namedProduct(other, 'Theirs only');
     const theirDelivery = await insertDelivery(t.ctx.sequelize, other, theirs);
     const { row: theirEndpoint } = await insertWebhookEndpoint(other);
+    const theirPending = await insertCheckoutSessionRow(t.ctx.sequelize, other, { status: 'pending_review' });
+    const theirCompleted = await insertCheckoutSessionRow(t.ctx.sequelize, other, { status: 'completed' });
+    const theirKey = (await ApiKey.findOne({ where: { accountId: other.accountId, environment: 'test', access: 'secret' } }))!;
 
     const products = await client.get('/dashboard/products');
     expect(products.text).toContain('Mine only');
     expect(products.text).not.toContain('Theirs only');
-    for (const path of [`/dashboard/products/${theirs}/archive`, `/dashboard/deliveries/${theirDelivery.id}/resend`, `/dashboard/developers/webhooks/${theirEndpoint.id}/test`]) {
-      const refused = await client.post(path);
+    // Every dashboard route that takes an id: another workspace's is the same 404 as a missing one, and changes nothing.
+    for (const path of [
+      `/dashboard/products/${theirs}/archive`,
+      `/dashboard/products/${theirs}/restore`,
+      `/dashboard/deliveries/${theirDelivery.id}/resend`,
+      `/dashboard/developers/webhooks/${theirEndpoint.id}/test`,
+      `/dashboard/developers/api-keys/${theirKey.id}/rotate`,
+      `/dashboard/developers/api-keys/${theirKey.id}/revoke`,
+      `/dashboard/checkouts/${theirPending.id}/confirm`,
+      `/dashboard/checkouts/${theirCompleted.id}/refund`,
+    ]) {
+      const refused = await client.post(path, path.endsWith('/refund') ? { amount: '1', reason: '' } : {});
       expect({ path, status: refused.status }).toEqual({ path, status: 404 });
       expect(refused.text).toContain('belongs to another workspace');
     }
+    for (const path of [`/dashboard/checkouts/${theirPending.id}`, `/dashboard/checkouts/${theirCompleted.id}`]) {
+      const refused = await client.get(path);
+      expect({ path, status: refused.status }).toEqual({ path, status: 404 });
+      expect(refused.text).not.toContain(theirCompleted.customerEmail ?? 'buyer@example.com');
+    }
     expect((await Product.findByPk(theirs))!.archived).toBe(false);
+    expect((await ApiKey.findByPk(theirKey.id))!.get()).toMatchObject({ revokedAt: null, expiresAt: null });
+    expect((await CheckoutSession.findByPk(theirPending.id))!.status).toBe('pending_review');
+    expect(await CheckoutRefund.count({ where: { accountId: other.accountId } })).toBe(0);
     expect(await EmailMessage.count({ where: { accountId: other.accountId } })).toBe(0);
     expect((await client.post('/dashboard/workspace', { accountId: other.accountId })).status).toBe(404);
     expect((await client.get('/dashboard')).text).toContain(ws.accountId);
