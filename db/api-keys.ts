@@ -7,12 +7,12 @@ import { plainQuery } from './plain-query';
  * only what AuthContext needs; exported so the bench's ceilings send the very same statement.
  */
 export const ACTIVE_KEY_SQL = `SELECT k.id, k.account_id AS "accountId", k.environment, k.access, k.key_hash AS "keyHash",
-                k.last_used_at AS "lastUsedAt", a.name, a.slug, a.plan,
+                k.last_used_at AS "lastUsedAt", k.expires_at AS "expiresAt", a.name, a.slug, a.plan,
                 a.fulfillment_enabled AS "fulfillmentEnabled", a.payment_enabled AS "paymentEnabled"
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
-/** An unrevoked key with its workspace's columns, as ACTIVE_KEY_SQL reads it. */
+/** An unrevoked key with its workspace's columns, as ACTIVE_KEY_SQL reads it; whether a rotated one has expired is the domain's call. */
 export interface ActiveKeyRow {
   id: string;
   accountId: string;
@@ -20,6 +20,7 @@ export interface ActiveKeyRow {
   access: KeyAccess;
   keyHash: string;
   lastUsedAt: Date | null;
+  expiresAt: Date | null;
   name: string;
   slug: string | null;
   plan: Plan;

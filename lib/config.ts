@@ -110,6 +110,8 @@ const schema = z.object({
   DISCOUNT_SYNC_URL: z.url({ protocol: /^https$/ }).optional(),
   // How long an API process may reuse a key lookup; revocations reach it sooner through LISTEN/NOTIFY. 0s = no cache.
   AUTH_CACHE_TTL: duration.pipe(z.number().max(60_000, 'must be at most 60s')).default(60_000),
+  /** How long a rotated key's old value keeps working (document 1, Authentication: 24 hours); shorter only for tests. */
+  API_KEY_ROTATION_OVERLAP: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(30 * 86_400_000, 'must be at most 30d')).default(parseDuration('24h')),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
   /** How long a dashboard sign-in lasts, from the sign-in (docs/decisions/dashboard.md): 1 minute to 30 days. */

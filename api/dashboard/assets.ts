@@ -52,6 +52,28 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 .panel { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
 .panel > h1:first-child, .panel > h2:first-child { margin-top: 0; }
 .nowrap { white-space: nowrap; }
+.small { font-size: 12px; color: var(--muted); }
+.chart-panel { margin: 0 0 16px; }
+.chart-panel figcaption { font-size: 13px; color: var(--muted); margin-bottom: 8px; }
+svg.chart { display: block; width: 100%; height: 180px; overflow: visible; }
+svg.chart .bar { fill: #1d4ed8; }
+svg.chart .bar:hover { fill: #1e3a8a; }
+svg.chart .axis { stroke: #a1a1aa; stroke-width: 1; }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; stroke-dasharray: 4 4; }
+.chart-max, .chart-days { margin: 0; font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.chart-max { margin-bottom: 4px; }
+.chart-days { display: flex; justify-content: space-between; margin-top: 6px; }
+@media (max-width: 760px) { svg.chart { height: 140px; } }
+.facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px 20px; margin: 0 0 20px; }
+.facts dt { color: var(--muted); font-size: 13px; }
+.facts dd { margin: 2px 0 0; overflow-wrap: anywhere; }
+.crumbs { margin: 0 0 6px; font-size: 14px; }
+.mono-heading { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 20px; overflow-wrap: anywhere; }
+.mono-heading .badge { font-family: system-ui, sans-serif; vertical-align: middle; }
+.filter { margin-bottom: 14px; }
+.table-wrap + .panel { margin-top: 20px; }
+.show-narrow { display: none; }
+th.num { text-align: right; }
 td.url { min-width: 16ch; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 16px; margin-bottom: 20px; }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; }
@@ -110,6 +132,9 @@ button:focus-visible, a:focus-visible, select:focus-visible, input:focus-visible
   th, td { padding: 8px 10px; }
   td.actions { padding-left: 4px; }
   .hide-narrow { display: none; }
+  .show-narrow { display: block; }
+  td.actions form { display: block; }
+  td.actions form + form { margin-top: 6px; }
 }
 `;
 

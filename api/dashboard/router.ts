@@ -8,9 +8,13 @@ import { AppError } from '../../lib/errors';
 import { httpStatusOf } from '../errors';
 import { sharedLimiter } from '../middleware/rate-limit';
 import { sameOriginForm } from '../middleware/same-origin';
+import { CHECKOUT_STATUSES, type CheckoutStatus } from '../../db/models';
+import { CURRENCY_EXPONENTS, currencyExponent } from '../../lib/money';
+import { RefundCheckoutSessionBody } from '../../domain/checkout';
 import { CreateApiKeyBody } from '../routes/api-keys/schemas';
 import { ASSETS } from './assets';
-import { BODIES, sendDashboardPage, type Active, type DashboardFrame } from './render';
+import { salesChartSvg } from './chart';
+import { BODIES, drawnHere, sendDashboardPage, type Active, type DashboardFrame } from './render';
 import {
   checkLoginToken,
   clearSessionCookie,
@@ -35,6 +39,8 @@ const NOTICES: Record<string, string> = {
   revoked: 'Key revoked. Requests with it are refused from now on.',
   'test-sent': 'Test event sent. It is delivered like any event; see the endpoint’s delivery log.',
   resent: 'The delivery e-mail is on its way to the buyer again.',
+  confirmed: 'Payment confirmed. The checkout is completed and its order is being fulfilled.',
+  refunded: 'Refund recorded.',
   'signed-out': 'You are signed out.',
   'signed-out-everywhere': 'You are signed out on every browser and device.',
 };
@@ -134,15 +140,85 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
 
   router.get('/', async (req, res) => {
     const { auth } = identityOf(req);
-    const [balances, checkouts] = await Promise.all([services.payouts.balance(auth), services.checkoutSessions.list(auth, { limit: 10 })]);
-    const tone = (status: string) => (status === 'completed' ? 'good' : status === 'expired' || status === 'failed' ? 'bad' : 'wait');
+    const [balances, checkouts, sales] = await Promise.all([services.payouts.balance(auth), services.checkoutSessions.list(auth, { limit: 10 }), services.checkoutSessions.salesByDay(auth, 30)]);
+    // Nothing earned yet is still money: a zero in each currency we sell in, never a bare 0.
+    const shown = balances.length ? balances : Object.keys(CURRENCY_EXPONENTS).map((currency) => ({ currency, available: 0, pending: 0 }));
+    const charts = sales.map((series, index) => ({ currency: series.currency, svg: drawnHere(salesChartSvg(series, `sales-chart-${index}`)) }));
     page(req, res, {
       status: 200,
       title: 'Overview',
       active: 'overview',
       body: BODIES.overview,
-      context: { balances, checkouts: checkouts.data.map((c) => ({ ...c, tone: tone(c.status) })) },
+      context: { balances: shown, charts, checkouts: checkouts.data.map((c) => ({ ...c, tone: toneOf(c.status) })) },
     });
+  });
+
+  router.get('/checkouts', async (req, res) => {
+    const { auth } = identityOf(req);
+    const status = CHECKOUT_STATUSES.find((known) => known === req.query.status);
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
+    const list = await services.checkoutSessions.list(auth, { limit: 50, cursor, status });
+    page(req, res, {
+      status: 200,
+      title: 'Checkouts',
+      active: 'checkouts',
+      body: BODIES.checkouts,
+      context: { checkouts: list.data.map((c) => ({ ...c, tone: toneOf(c.status) })), statuses: CHECKOUT_STATUSES, filter: status, nextCursor: list.nextCursor },
+    });
+  });
+
+  const checkoutPage = async (req: Request, res: Response, extra: { status: number; form?: Record<string, string>; fieldErrors?: Record<string, string> }) => {
+    const { auth } = identityOf(req);
+    const id = String(req.params.id);
+    const session = await services.checkoutSessions.retrieve(auth, id);
+    const [deliveries, refunds] = await Promise.all([services.deliveries.listOfCheckoutSession(auth, id), services.checkoutSessions.refunds(auth, id)]);
+    const remaining = session.amount - session.amountRefunded;
+    page(req, res, {
+      status: extra.status,
+      title: `Checkout ${session.id}`,
+      active: 'checkouts',
+      body: BODIES.checkout,
+      context: {
+        session: { ...session, tone: toneOf(session.status) },
+        deliveries,
+        refunds,
+        remaining,
+        remainingText: majorUnits(remaining, session.currency),
+        confirmable: session.status === 'pending_review',
+        refundable: session.status === 'completed' && remaining > 0,
+        ...extra,
+      },
+    });
+  };
+
+  router.get('/checkouts/:id', (req, res) => checkoutPage(req, res, { status: 200 }));
+
+  post('/checkouts/:id/confirm', async (req, res) => {
+    const session = await services.checkoutSessions.confirm(identityOf(req).auth, String(req.params.id));
+    res.redirect(303, `${req.baseUrl}/checkouts/${session.id}?notice=confirmed`);
+  });
+
+  // The amount is typed in the currency's whole units (12.50), as the page shows money; empty refunds what is left.
+  post('/checkouts/:id/refund', async (req, res) => {
+    const { auth } = identityOf(req);
+    const id = String(req.params.id);
+    const session = await services.checkoutSessions.retrieve(auth, id);
+    const form = { amount: (formField(req, 'amount') ?? '').trim(), reason: (formField(req, 'reason') ?? '').trim() };
+    const amount = form.amount === '' ? undefined : smallestUnits(form.amount, session.currency);
+    if (amount === null) return checkoutPage(req, res, { status: 400, form, fieldErrors: { amount: `Type an amount like ${majorUnits(session.amount, session.currency)}` } });
+    const parsed = RefundCheckoutSessionBody.safeParse({ ...(amount === undefined ? {} : { amount }), ...(form.reason ? { reason: form.reason } : {}) });
+    if (!parsed.success) {
+      const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+      return checkoutPage(req, res, { status: 400, form, fieldErrors });
+    }
+    try {
+      await services.checkoutSessions.refund(auth, id, parsed.data);
+    } catch (err) {
+      // A refusal about the amount (more than is left) is shown beside the field.
+      if (err instanceof AppError && err.code === 'VALIDATION_ERROR') return checkoutPage(req, res, { status: 400, form, fieldErrors: { amount: err.message } });
+      throw err;
+    }
+    res.redirect(303, `${req.baseUrl}/checkouts/${id}?notice=refunded`);
   });
 
   router.get('/products', async (req, res) => {
@@ -163,10 +239,15 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     res.redirect(303, `${req.baseUrl}/products?notice=restored`);
   });
 
-  const keysPage = async (req: Request, res: Response, extra: { status: number; minted?: { name: string; value: string }; form?: Record<string, string>; fieldErrors?: Record<string, string> }) => {
+  const keysPage = async (
+    req: Request,
+    res: Response,
+    extra: { status: number; minted?: { name: string; value: string; oldValueExpiresAt?: string }; form?: Record<string, string>; fieldErrors?: Record<string, string> },
+  ) => {
     const { auth } = identityOf(req);
     const keys = await services.apiKeys.list(auth, { limit: 100 });
-    page(req, res, { status: extra.status, title: 'API keys', active: 'api-keys', body: BODIES.apiKeys, context: { keys: keys.data, ...extra } });
+    const overlap = durationText(config.API_KEY_ROTATION_OVERLAP);
+    page(req, res, { status: extra.status, title: 'API keys', active: 'api-keys', body: BODIES.apiKeys, context: { keys: keys.data, overlap, ...extra } });
   };
 
   router.get('/developers/api-keys', (req, res) => keysPage(req, res, { status: 200 }));
@@ -182,6 +263,12 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     }
     const created = await services.apiKeys.create(auth, parsed.data);
     await keysPage(req, res, { status: 201, minted: { name: created.name, value: created.value } });
+  });
+
+  // Rotation (document 1: dashboard only): the new value is in this one response, like a new key's.
+  post('/developers/api-keys/:id/rotate', async (req, res) => {
+    const { rotated, created } = await services.apiKeys.rotate(identityOf(req).auth, String(req.params.id));
+    await keysPage(req, res, { status: 201, minted: { name: created.name, value: created.value, oldValueExpiresAt: rotated.expiresAt! } });
   });
 
   post('/developers/api-keys/:id/revoke', async (req, res) => {
@@ -217,6 +304,28 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   router.use((req, res) => messagePage(req, res, 404, 'Not found', 'There is nothing at this address in the dashboard, or it belongs to another workspace.'));
   router.use(dashboardErrors);
   return router;
+}
+
+const toneOf = (status: CheckoutStatus) => (status === 'completed' ? 'good' : status === 'expired' || status === 'failed' ? 'bad' : 'wait');
+
+/** An amount in the smallest unit as typed in a form: `1250` USD → `12.50`. */
+function majorUnits(amount: number, currency: string): string {
+  const digits = currencyExponent(currency);
+  return (amount / 10 ** digits).toFixed(digits);
+}
+
+/** A typed amount in whole units (`12.5`, `12.50`, `150000`) in the smallest unit; null when it is not one. */
+function smallestUnits(text: string, currency: string): number | null {
+  const digits = currencyExponent(currency);
+  const match = /^(\d{1,15})(?:\.(\d+))?$/.exec(text.replace(/,/g, ''));
+  if (!match || (match[2] ?? '').length > digits) return null;
+  return Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || '0');
+}
+
+/** A configured duration in words: `24 hours`, `90 minutes`, `3 seconds`. */
+function durationText(ms: number): string {
+  const [count, unit] = ms % 3_600_000 === 0 ? [ms / 3_600_000, 'hour'] : ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : [Math.round(ms / 1000), 'second'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
 function messagePage(req: Request, res: Response, status: number, heading: string, message: string): void {

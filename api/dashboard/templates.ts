@@ -7,6 +7,14 @@
 
 export const PARTIALS = {
   dashboardCsrf: `<input type="hidden" name="_csrf" value="{{csrf}}">`,
+  checkoutRows: `{{#if checkouts.length}}<table>
+<thead><tr><th scope="col">Checkout</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Customer</th><th scope="col">Amount</th><th scope="col" class="hide-narrow">Created</th></tr></thead>
+<tbody>
+{{#each checkouts}}<tr><td class="mono"><a href="{{../base}}/checkouts/{{id}}">{{id}}</a></td><td><span class="badge {{tone}}">{{status}}</span></td><td class="hide-narrow">{{customerEmail}}</td><td class="num">{{money amount currency}}</td><td class="hide-narrow">{{when createdAt}}</td></tr>
+{{/each}}</tbody>
+</table>
+{{else}}<p class="empty">No checkouts{{#if filter}} {{filter}}{{/if}} yet in {{modeLabel}}.</p>
+{{/if}}`,
 };
 
 export const LAYOUT = `<!DOCTYPE html>
@@ -39,6 +47,7 @@ export const LAYOUT = `<!DOCTYPE html>
 <nav class="side" aria-label="Dashboard">
 <ul>
 <li><a href="{{base}}"{{#if (eq active "overview")}} aria-current="page"{{/if}}>Overview</a></li>
+<li><a href="{{base}}/checkouts"{{#if (eq active "checkouts")}} aria-current="page"{{/if}}>Checkouts</a></li>
 <li><a href="{{base}}/products"{{#if (eq active "products")}} aria-current="page"{{/if}}>Products</a></li>
 <li><a href="{{base}}/deliveries"{{#if (eq active "deliveries")}} aria-current="page"{{/if}}>Deliveries</a></li>
 <li class="group">Developers</li>
@@ -82,22 +91,97 @@ export const MESSAGE = `<h1>{{heading}}</h1>
 <p><a href="{{base}}">Back to the dashboard</a></p>`;
 
 export const OVERVIEW = `<h1>Overview</h1>
-<p class="lead">Balances and the latest checkouts of {{identity.workspace.name}}, {{modeLabel}}.</p>
-{{#if balances.length}}<dl class="stats">
+<p class="lead">Balances, sales and the latest checkouts of {{identity.workspace.name}}, {{modeLabel}}.</p>
+<dl class="stats">
 {{#each balances}}<div class="stat"><dt>Available ({{currency}})</dt><dd>{{money available currency}}</dd></div>
 <div class="stat"><dt>Pending ({{currency}})</dt><dd>{{money pending currency}}</dd></div>
 {{/each}}</dl>
-{{else}}<dl class="stats"><div class="stat"><dt>Available</dt><dd>0</dd></div><div class="stat"><dt>Pending</dt><dd>0</dd></div></dl>
+<h2>Sales, last 30 days</h2>
+{{#if charts.length}}{{#each charts}}<figure class="panel chart-panel">
+<figcaption>Completed checkouts per day ({{currency}}, UTC days)</figcaption>
+{{svg}}
+</figure>
+{{/each}}{{else}}<p class="panel empty">No completed checkouts in the last 30 days in {{modeLabel}}.</p>
 {{/if}}<h2>Recent checkouts</h2>
 <div class="table-wrap">
-{{#if checkouts.length}}<table>
-<thead><tr><th scope="col">Checkout</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Customer</th><th scope="col">Amount</th><th scope="col" class="hide-narrow">Created</th></tr></thead>
+{{> checkoutRows}}
+</div>
+<p><a href="{{base}}/checkouts">All checkouts</a></p>`;
+
+export const CHECKOUTS = `<h1>Checkouts</h1>
+<p class="lead">Checkout sessions of {{identity.workspace.name}}, newest first, {{modeLabel}}. Open one to see its lines, deliveries and refunds, to confirm a transfer or to refund.</p>
+<form class="inline-form filter" method="get" action="{{base}}/checkouts">
+<div class="field"><label for="status-filter">Status</label>
+<select id="status-filter" name="status"><option value="">Any status</option>{{#each statuses}}<option value="{{this}}"{{#if (eq this ../filter)}} selected{{/if}}>{{this}}</option>{{/each}}</select></div>
+<button type="submit" class="secondary">Filter</button>
+</form>
+<div class="table-wrap">
+{{> checkoutRows}}
+</div>
+{{#if nextCursor}}<p><a href="{{base}}/checkouts?{{#if filter}}status={{filter}}&amp;{{/if}}cursor={{nextCursor}}">Next page</a></p>{{/if}}`;
+
+export const CHECKOUT = `<p class="crumbs"><a href="{{base}}/checkouts">Checkouts</a></p>
+<h1 class="mono-heading">{{session.id}} <span class="badge {{session.tone}}">{{session.status}}</span></h1>
+<p class="lead">{{#if session.description}}{{session.description}} · {{/if}}{{money session.amount session.currency}} · created {{when session.createdAt}}</p>
+<dl class="facts panel">
+<div><dt>Customer</dt><dd>{{#if session.customerEmail}}{{session.customerEmail}}{{else}}Not given{{/if}}</dd></div>
+<div><dt>Amount</dt><dd>{{money session.amount session.currency}}</dd></div>
+<div><dt>Refunded</dt><dd>{{money session.amountRefunded session.currency}}</dd></div>
+<div><dt>Payment method</dt><dd>{{#if session.paymentMethod}}{{session.paymentMethod}}{{else}}Not chosen{{/if}}</dd></div>
+<div><dt>Completed</dt><dd>{{#if session.completedAt}}{{when session.completedAt}}{{else}}Not yet{{/if}}</dd></div>
+{{#if (eq session.status "open")}}<div><dt>Expires</dt><dd>{{when session.expiresAt}}</dd></div>{{/if}}
+</dl>
+{{#if confirmable}}<div class="panel">
+<h2>Confirm the payment</h2>
+<p>The buyer says they paid by {{session.paymentMethod}}. Confirm once the money is in your account: the checkout completes and its order is fulfilled.</p>
+<form method="post" action="{{base}}/checkouts/{{session.id}}/confirm">{{> dashboardCsrf csrf=identity.csrfToken}}<button type="submit">Confirm payment</button></form>
+</div>
+{{/if}}<h2>Lines</h2>
+<div class="table-wrap">
+{{#if session.lineItems.length}}<table>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num hide-narrow">Unit price</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>
-{{#each checkouts}}<tr><td class="mono">{{id}}</td><td><span class="badge {{tone}}">{{status}}</span></td><td class="hide-narrow">{{customerEmail}}</td><td class="num">{{money amount currency}}</td><td class="hide-narrow">{{when createdAt}}</td></tr>
+{{#each session.lineItems}}<tr><td>{{name}}{{#if variantName}} ({{variantName}}){{/if}}</td><td class="num">{{quantity}}</td><td class="num hide-narrow">{{money unitAmount ../session.currency}}</td><td class="num">{{money amount ../session.currency}}</td></tr>
+{{/each}}{{#if session.discountApplied}}<tr><td colspan="3" class="hide-narrow">Discount {{session.discountCode}}</td><td class="num">−{{money session.discountAmount session.currency}}</td></tr>
+{{/if}}</tbody>
+</table>
+{{else}}<p class="empty">A plain payment: no product lines.</p>
+{{/if}}</div>
+<h2>Deliveries</h2>
+<div class="table-wrap">
+{{#if deliveries.length}}<table>
+<thead><tr><th scope="col">Delivery</th><th scope="col">Kind</th><th scope="col" class="hide-narrow">Delivered</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
+<tbody>
+{{#each deliveries}}<tr><td class="mono">{{id}}</td><td>{{kind}}</td><td class="hide-narrow">{{when deliveredAt}}</td>
+<td class="actions"><form method="post" action="{{../base}}/deliveries/{{id}}/resend">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Resend the e-mail of {{id}}">Resend e-mail</button></form></td></tr>
 {{/each}}</tbody>
 </table>
-{{else}}<p class="empty">No checkouts yet in {{modeLabel}}.</p>
-{{/if}}</div>`;
+{{else}}<p class="empty">Nothing delivered for this checkout.</p>
+{{/if}}</div>
+<h2>Refunds</h2>
+<div class="table-wrap">
+{{#if refunds.length}}<table>
+<thead><tr><th scope="col">Refund</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Reason</th><th scope="col" class="hide-narrow">Created</th></tr></thead>
+<tbody>
+{{#each refunds}}<tr><td class="mono">{{id}}</td><td class="num">{{money amount currency}}</td><td><span class="badge {{#if (eq status "succeeded")}}good{{else if (eq status "failed")}}bad{{else}}wait{{/if}}">{{status}}</span></td><td class="hide-narrow">{{reason}}</td><td class="hide-narrow">{{when createdAt}}</td></tr>
+{{/each}}</tbody>
+</table>
+{{else}}<p class="empty">No refunds.</p>
+{{/if}}</div>
+{{#if refundable}}<div class="panel">
+<h2>Refund</h2>
+<p>{{money remaining session.currency}} can still be refunded. Leave the amount empty to refund all of it.</p>
+<form method="post" action="{{base}}/checkouts/{{session.id}}/refund" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}
+<div class="field"><label for="refund-amount">Amount ({{session.currency}})</label>
+<input id="refund-amount" name="amount" inputmode="decimal" placeholder="{{remainingText}}" value="{{form.amount}}"{{#if fieldErrors.amount}} aria-invalid="true" aria-describedby="refund-amount-error"{{/if}}>
+{{#if fieldErrors.amount}}<span class="field-error" id="refund-amount-error">{{fieldErrors.amount}}</span>{{/if}}</div>
+<div class="field"><label for="refund-reason">Reason (optional)</label>
+<input id="refund-reason" name="reason" maxlength="500" value="{{form.reason}}"{{#if fieldErrors.reason}} aria-invalid="true" aria-describedby="refund-reason-error"{{/if}}>
+{{#if fieldErrors.reason}}<span class="field-error" id="refund-reason-error">{{fieldErrors.reason}}</span>{{/if}}</div>
+<button type="submit" class="danger">Refund</button>
+</form>
+</div>
+{{/if}}`;
 
 export const PRODUCTS = `<h1>Products</h1>
 <p class="lead">The catalogue of {{identity.workspace.name}}, {{modeLabel}}. Archived products are hidden from the shop and the API; restoring one brings it back unpublished.</p>
@@ -115,11 +199,13 @@ export const PRODUCTS = `<h1>Products</h1>
 {{#if nextCursor}}<p><a href="{{base}}/products?{{#if archivedTab}}archived=1&amp;{{/if}}cursor={{nextCursor}}">Next page</a></p>{{/if}}`;
 
 export const API_KEYS = `<h1>API keys</h1>
-<p class="lead">Keys of {{identity.workspace.name}} for {{modeLabel}}. A key's value is shown once, when it is created.</p>
+<p class="lead">Keys of {{identity.workspace.name}} for {{modeLabel}}. A key's value is shown once, when it is created. Rotating a key gives it a new value at once; the old value keeps working for {{overlap}}, and the workspace’s owner is e-mailed.</p>
 {{#if minted}}<div class="panel" role="status">
-<h2>New key “{{minted.name}}”</h2>
+{{#if minted.oldValueExpiresAt}}<h2>Key “{{minted.name}}” rotated</h2>
+<p>Its new value is below. Copy it now: it will not be shown again. The old value keeps working until <strong>{{when minted.oldValueExpiresAt}}</strong>, then it is refused. The workspace’s owner is e-mailed.</p>
+{{else}}<h2>New key “{{minted.name}}”</h2>
 <p>Copy it now: it will not be shown again.</p>
-<code class="secret" id="new-key-value">{{minted.value}}</code>
+{{/if}}<code class="secret" id="new-key-value">{{minted.value}}</code>
 </div>
 {{/if}}<div class="panel">
 <h2>Create a key</h2>
@@ -134,10 +220,10 @@ export const API_KEYS = `<h1>API keys</h1>
 </div>
 <div class="table-wrap">
 {{#if keys.length}}<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col" class="hide-narrow">Key</th><th scope="col" class="hide-narrow">Last used</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each keys}}<tr><td>{{name}}</td><td class="mono nowrap">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else}}<span class="badge good">Active</span>{{/if}}</td>
-<td class="actions">{{#unless revokedAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}}">Revoke</button></form>{{/unless}}</td></tr>
+{{#each keys}}<tr><td>{{name}}<div class="mono show-narrow">{{prefix}}…{{last4}}</div></td><td class="mono nowrap hide-narrow">{{prefix}}…{{last4}}</td><td class="hide-narrow">{{#if lastUsedAt}}{{when lastUsedAt}}{{else}}Never{{/if}}</td><td>{{#if revokedAt}}<span class="badge bad">Revoked</span>{{else if expiresAt}}<span class="badge wait">Rotated</span><div class="small">works until {{when expiresAt}}</div>{{else}}<span class="badge good">Active</span>{{/if}}</td>
+<td class="actions">{{#unless revokedAt}}{{#unless expiresAt}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/rotate">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Rotate {{name}} {{prefix}}…{{last4}}">Rotate</button></form> {{/unless}}<form method="post" action="{{../base}}/developers/api-keys/{{id}}/revoke">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="danger" aria-label="Revoke {{name}} {{prefix}}…{{last4}}">Revoke</button></form>{{/unless}}</td></tr>
 {{/each}}</tbody>
 </table>
 {{else}}<p class="empty">No keys.</p>

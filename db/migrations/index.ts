@@ -28,6 +28,7 @@ import * as customerNameOptional from './0026-customer-name-optional';
 import * as manualPaymentMethods from './0027-manual-payment-methods';
 import * as dashboardPeople from './0028-dashboard-people';
 import * as fulfillmentSpelling from './0029-fulfillment-spelling';
+import * as apiKeyRotation from './0030-api-key-rotation';
 
 export interface Migration {
   name: string;
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   { name: '0027-manual-payment-methods', ...manualPaymentMethods },
   { name: '0028-dashboard-people', ...dashboardPeople },
   { name: '0029-fulfillment-spelling', ...fulfillmentSpelling },
+  { name: '0030-api-key-rotation', ...apiKeyRotation },
 ];

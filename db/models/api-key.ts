@@ -16,6 +16,9 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
   declare createdAt: CreationOptional<Date>;
   declare lastUsedAt: CreationOptional<Date | null>;
   declare revokedAt: CreationOptional<Date | null>;
+  /** Set by a rotation: the old value works until then. */
+  declare expiresAt: CreationOptional<Date | null>;
+  declare replacedByKeyId: CreationOptional<string | null>;
 
   static initModel(sequelize: Sequelize): void {
     ApiKey.init(
@@ -29,6 +32,8 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
         createdAt: DataTypes.DATE,
         lastUsedAt: DataTypes.DATE,
         revokedAt: DataTypes.DATE,
+        expiresAt: DataTypes.DATE,
+        replacedByKeyId: DataTypes.TEXT,
       },
       { sequelize, tableName: 'api_keys', updatedAt: false },
     );

@@ -9,5 +9,7 @@ export interface ActiveKey {
   access: KeyAccess;
   keyHash: string;
   lastUsedAt: Date | null;
+  /** A rotated key's deadline; null otherwise. */
+  expiresAt: Date | null;
   account: WorkspaceSummary;
 }

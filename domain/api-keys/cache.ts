@@ -75,7 +75,8 @@ export function createKeyLookupCache({ ttlMs, maxEntries = 10_000, now = Date.no
     put(hash, key, seen) {
       if (!live || ttlMs <= 0 || seen !== generation) return;
       if (entries.size >= maxEntries && !entries.has(hash)) entries.delete(entries.keys().next().value as string);
-      entries.set(hash, { key, expiresAt: now() + ttlMs });
+      // A rotated key's entry ends at its deadline: no notification comes when that moment passes.
+      entries.set(hash, { key, expiresAt: Math.min(now() + ttlMs, key.expiresAt?.getTime() ?? Infinity) });
     },
     dropKey,
     dropAccount,

@@ -8,13 +8,20 @@ import { hashKey, hashesEqual, mintKey } from '../../lib/api-key-secrets';
 import { forbidden, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { auditActor, type AuthContext } from '../auth-context';
+import { createEmailQueue } from '../email';
 import type { ServiceDeps } from '../service-deps';
+import { findOwner, findUserEmail } from '../users';
+import { startRecordedNow } from '../workflow-starts';
 import type { ActiveKey } from './active-key';
 import { createKeyLookupCache } from './cache';
+import { acceptsAt, checkRotatable, rotationDeadline } from './rotation';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
-export type ApiKeyRow = Pick<ApiKey, 'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
+export type ApiKeyRow = Pick<
+  ApiKey,
+  'id' | 'accountId' | 'name' | 'prefix' | 'last4' | 'environment' | 'access' | 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'expiresAt' | 'replacedByKeyId'
+>;
 
 export function toApiKeyDto(key: ApiKeyRow) {
   return {
@@ -28,8 +35,13 @@ export function toApiKeyDto(key: ApiKeyRow) {
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt ? key.lastUsedAt.toISOString() : null,
     revokedAt: key.revokedAt ? key.revokedAt.toISOString() : null,
+    expiresAt: key.expiresAt ? key.expiresAt.toISOString() : null,
+    replacedBy: key.replacedByKeyId ?? null,
   };
 }
+
+const NOTICE_TIME = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const noticeTime = (at: Date) => `${NOTICE_TIME.format(at)} UTC`;
 
 export interface KeyToIssue {
   name: string;
@@ -72,7 +84,9 @@ export async function issueKey(
   return { key, value: minted.value };
 }
 
-export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'sequelize' | 'config'>) {
+export function createApiKeyService(deps: Pick<ServiceDeps, 'sequelize' | 'config' | 'box' | 'starters' | 'logger'>) {
+  const { sequelize, config } = deps;
+  const emails = createEmailQueue(deps);
   // Per process: when this process last wrote lastUsedAt for a key, so busy keys cost one write a minute.
   const lastUsedWrites = new Map<string, number>();
   // Serves nothing until the app's LISTEN connection resumes it (api/app.ts).
@@ -81,14 +95,14 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
   return {
     cache,
 
-    /** Resolves a presented key to its active row and workspace; null when unknown or revoked. */
-    async findActiveKey(value: string): Promise<ActiveKey | null> {
+    /** Resolves a presented key to its active row and workspace; null when unknown, revoked, or rotated and past its deadline. */
+    async findActiveKey(value: string, now = Date.now()): Promise<ActiveKey | null> {
       const hash = hashKey(value);
       const cached = cache.get(hash);
       if (cached) return cached;
       const generation = cache.generation();
       const row = await readActiveKey(sequelize, hash);
-      if (!row || !hashesEqual(row.keyHash, hash)) return null;
+      if (!row || !hashesEqual(row.keyHash, hash) || !acceptsAt(row, now)) return null;
       const key: ActiveKey = {
         id: row.id,
         accountId: row.accountId,
@@ -96,6 +110,7 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
         access: row.access,
         keyHash: row.keyHash,
         lastUsedAt: row.lastUsedAt,
+        expiresAt: row.expiresAt,
         account: {
           id: row.accountId,
           name: row.name,
@@ -130,6 +145,55 @@ export function createApiKeyService({ sequelize, config }: Pick<ServiceDeps, 'se
         issueKey(transaction, auth, input, { apiKeyId: auth.apiKeyId, userId: auth.userId, source: auth.userId ? 'dashboard' : 'api' }),
       );
       return { ...toApiKeyDto(key), value };
+    },
+
+    /**
+     * Rotates a key (document 1, Authentication: a dashboard operation): a new key of the same name, environment
+     * and access is minted at once (its value returned once), the old one keeps working for
+     * API_KEY_ROTATION_OVERLAP (24 hours) and is refused after that, and the workspace's owner is e-mailed through
+     * the e-mail module's exactly-once send, queued in the same transaction under `api_key_rotated:<old key id>`.
+     */
+    async rotate(auth: AuthContext, id: string, now = new Date()) {
+      if (!auth.userId) throw new Error('a key is rotated by a dashboard user');
+      const userId = auth.userId;
+      const { old, created, workflowId } = await sequelize.transaction(async (transaction) => {
+        const old = await ApiKey.findOne({ where: { id, ...tenantWhere(auth) }, lock: transaction.LOCK.UPDATE, transaction });
+        if (!old) throw notFound('API key');
+        checkRotatable(old);
+        const created = await issueKey(transaction, auth, { name: old.name, environment: old.environment, access: old.access }, { apiKeyId: null, userId, source: 'dashboard' });
+        const expiresAt = rotationDeadline(now, config.API_KEY_ROTATION_OVERLAP);
+        await old.update({ expiresAt, replacedByKeyId: created.key.id }, { transaction });
+        await audit(transaction, auth, {
+          action: 'api_key.rotated',
+          ...auditActor(auth),
+          targetType: 'api_key',
+          targetId: old.id,
+          data: { replacedBy: created.key.id, expiresAt: expiresAt.toISOString() },
+        });
+        const owner = await findOwner(auth.accountId, transaction);
+        // A workspace created without an owner (docs/decisions/dashboard.md) has nobody to tell.
+        const queued = owner
+          ? await emails.queue(transaction, auth, {
+              kind: 'api_key_rotated',
+              businessKey: `api_key_rotated:${old.id}`,
+              to: owner.email,
+              data: {
+                keyName: old.name,
+                keyHint: `${old.prefix}…${old.last4}`,
+                environment: old.environment,
+                rotatedBy: (await findUserEmail(userId, transaction)) ?? userId,
+                rotatedAt: noticeTime(now),
+                oldValueExpiresAt: noticeTime(expiresAt),
+                keysUrl: `${config.PUBLIC_BASE_URL}/dashboard/developers/api-keys`,
+              },
+            })
+          : { workflowId: null };
+        return { old, created, workflowId: queued.workflowId };
+      });
+      // As for a revocation: this process reads the deadline on its next request; the trigger tells the others.
+      cache.dropKey(old.keyHash);
+      if (workflowId) await startRecordedNow(deps, workflowId);
+      return { rotated: toApiKeyDto(old), created: { ...toApiKeyDto(created.key), value: created.value } };
     },
 
     async revoke(auth: AuthContext, id: string) {

@@ -13,6 +13,7 @@ export type { OrderPageService, OrderView } from './order-view';
 export { hostedCheckoutUrl } from './payment-backend';
 export { checkoutReceipt, purchaseReceipt } from './receipt';
 export { createCheckoutSessionService } from './service';
+export type { SalesSeries } from './sales';
 export { BuyNowBody, CartCheckoutBody, toShippingAddress } from './storefront-inputs';
 export { createStorefrontCheckoutService, describeLines } from './storefront';
 export { completeLockedSession } from './transitions';

@@ -1,5 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
-import { Account, CheckoutSession, PAYMENT_METHODS, Product, Variant, type CheckoutLineItem, type CheckoutStatus } from '../../db/models';
+import { Account, CheckoutRefund, CheckoutSession, PAYMENT_METHODS, Product, Variant, type CheckoutLineItem, type CheckoutStatus } from '../../db/models';
 import { listPage, type PageRequest } from '../../db/pagination';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
 import { invalidState, notFound, validationError } from '../../lib/errors';
@@ -12,6 +12,7 @@ import { toCheckoutSessionDto, type CheckoutSessionDto } from './dto';
 import type { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';
 import { buyerStatus, toPublicCheckoutSessionDto, type PublicCheckoutSessionDto } from './public-view';
 import { refundCheckoutSession, toCheckoutRefundDto, type CheckoutRefundDto } from './refund';
+import { salesByDay, type SalesSeries } from './sales';
 import { completeCheckoutSession, payCheckoutSession, type SessionSourceSettler } from './transitions';
 
 /** The list filters of GET /v1/payment/checkout-sessions. */
@@ -141,6 +142,19 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
       const session = await CheckoutSession.findOne({ where: { id, ...tenantWhere(auth) } });
       if (!session) throw notFound('Checkout session');
       return toCheckoutSessionDto(session, backendOf(auth.account));
+    },
+
+    /** A session's refunds, oldest first (the dashboard's session page). */
+    async refunds(auth: AuthContext, id: string): Promise<CheckoutRefundDto[]> {
+      const tenant = tenantWhere(auth);
+      if (!(await CheckoutSession.findOne({ where: { id, ...tenant }, attributes: ['id'] }))) throw notFound('Checkout session');
+      const rows = await CheckoutRefund.findAll({ where: { checkoutSessionId: id, ...tenant }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+      return rows.map(toCheckoutRefundDto);
+    },
+
+    /** Completed sales of the last `days` UTC days per day and currency (the dashboard's overview chart). */
+    salesByDay(auth: AuthContext, days = 30, now = new Date()): Promise<SalesSeries[]> {
+      return salesByDay(sequelize, tenantWhere(auth), now, days);
     },
 
     /** The refund, with the session as it stands after it (its `amountRefunded`). `idempotencyKey`: the request's, which makes a provider refund safe to retry. */

@@ -55,6 +55,13 @@ export function createDeliveryService(deps: Pick<ServiceDeps, 'sequelize' | 'sto
       return rows.map((row) => toDeliveryDto(row, links, now));
     },
 
+    /** What one checkout session delivered (the dashboard's session page), oldest first. */
+    async listOfCheckoutSession(auth: AuthContext, checkoutSessionId: string): Promise<DeliveryDto[]> {
+      const now = Date.now();
+      const rows = await Delivery.findAll({ where: { checkoutSessionId, ...tenantWhere(auth) }, order: [['id', 'ASC']] });
+      return rows.map((row) => toDeliveryDto(row, links, now));
+    },
+
     async retrieve(auth: AuthContext, id: string): Promise<DeliveryDto> {
       const row = await Delivery.findOne({ where: { id, ...tenantWhere(auth) } });
       if (!row) throw notFound('Delivery');

@@ -20,6 +20,18 @@ export function findUserByEmail(email: string, transaction?: Transaction): Promi
   return User.findOne({ where: where(fn('lower', col('email')), email.trim().toLowerCase()), transaction });
 }
 
+/** The workspace's owner, where the notices the documents name go; null for a workspace created without one. */
+export async function findOwner(accountId: string, transaction?: Transaction): Promise<{ userId: string; email: string } | null> {
+  const owner = await Membership.findOne({ where: { accountId, role: 'owner' }, transaction });
+  const user = owner ? await User.findByPk(owner.userId, { transaction }) : null;
+  return user ? { userId: user.id, email: user.email } : null;
+}
+
+/** A user's e-mail, as a notice names who acted. */
+export async function findUserEmail(userId: string, transaction?: Transaction): Promise<string | null> {
+  return (await User.findByPk(userId, { transaction }))?.email ?? null;
+}
+
 export interface CreatedUser {
   userId: string;
   email: string;
@@ -108,8 +120,7 @@ export function createUserService({ sequelize }: Pick<ServiceDeps, 'sequelize'>)
 
     /** The owner's e-mail, where the notices the documents name go; null for a workspace created without one. */
     async ownerEmail(accountId: string): Promise<string | null> {
-      const owner = await Membership.findOne({ where: { accountId, role: 'owner' } });
-      return owner ? ((await User.findByPk(owner.userId))?.email ?? null) : null;
+      return (await findOwner(accountId))?.email ?? null;
     },
   };
 }

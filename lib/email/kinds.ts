@@ -53,6 +53,19 @@ export const EMAIL_DATA = {
     /** The date of the next check (dunning retry); omitted after the last one. */
     nextAttemptOn: text(100).optional(),
   }),
+  /** To the workspace's owner when a key is rotated in the dashboard (document 1, Authentication). */
+  api_key_rotated: z.strictObject({
+    keyName: text(100),
+    /** The key as lists show it, e.g. `sk_test_…a1b2`: never the value. */
+    keyHint: text(100),
+    environment: z.enum(['test', 'live']),
+    rotatedBy: text(254),
+    rotatedAt: text(100),
+    /** When the old value stops working. */
+    oldValueExpiresAt: text(100),
+    /** The dashboard's API keys page. */
+    keysUrl: httpUrl,
+  }),
   shipping_notification: z.strictObject({
     ...order,
     courier: text(100).optional(),

@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { AuditLog, DashboardSession, EmailMessage, Product } from '../../db/models';
+import { ApiKey, AuditLog, CheckoutRefund, CheckoutSession, DashboardSession, EmailMessage, Product } from '../../db/models';
 import { createMailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
+import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
 import { insertDelivery } from '../fixtures/deliveries';
 import { insertProduct } from '../fixtures/products';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -219,16 +220,37 @@ describe('dashboard workspaces', () => {
     const theirs = await namedProduct(other, 'Theirs only');
     const theirDelivery = await insertDelivery(t.ctx.sequelize, other, theirs);
     const { row: theirEndpoint } = await insertWebhookEndpoint(other);
+    const theirPending = await insertCheckoutSessionRow(t.ctx.sequelize, other, { status: 'pending_review' });
+    const theirCompleted = await insertCheckoutSessionRow(t.ctx.sequelize, other, { status: 'completed' });
+    const theirKey = (await ApiKey.findOne({ where: { accountId: other.accountId, environment: 'test', access: 'secret' } }))!;
 
     const products = await client.get('/dashboard/products');
     expect(products.text).toContain('Mine only');
     expect(products.text).not.toContain('Theirs only');
-    for (const path of [`/dashboard/products/${theirs}/archive`, `/dashboard/deliveries/${theirDelivery.id}/resend`, `/dashboard/developers/webhooks/${theirEndpoint.id}/test`]) {
-      const refused = await client.post(path);
+    // Every dashboard route that takes an id: another workspace's is the same 404 as a missing one, and changes nothing.
+    for (const path of [
+      `/dashboard/products/${theirs}/archive`,
+      `/dashboard/products/${theirs}/restore`,
+      `/dashboard/deliveries/${theirDelivery.id}/resend`,
+      `/dashboard/developers/webhooks/${theirEndpoint.id}/test`,
+      `/dashboard/developers/api-keys/${theirKey.id}/rotate`,
+      `/dashboard/developers/api-keys/${theirKey.id}/revoke`,
+      `/dashboard/checkouts/${theirPending.id}/confirm`,
+      `/dashboard/checkouts/${theirCompleted.id}/refund`,
+    ]) {
+      const refused = await client.post(path, path.endsWith('/refund') ? { amount: '1', reason: '' } : {});
       expect({ path, status: refused.status }).toEqual({ path, status: 404 });
       expect(refused.text).toContain('belongs to another workspace');
     }
+    for (const path of [`/dashboard/checkouts/${theirPending.id}`, `/dashboard/checkouts/${theirCompleted.id}`]) {
+      const refused = await client.get(path);
+      expect({ path, status: refused.status }).toEqual({ path, status: 404 });
+      expect(refused.text).not.toContain(theirCompleted.customerEmail ?? 'buyer@example.com');
+    }
     expect((await Product.findByPk(theirs))!.archived).toBe(false);
+    expect((await ApiKey.findByPk(theirKey.id))!.get()).toMatchObject({ revokedAt: null, expiresAt: null });
+    expect((await CheckoutSession.findByPk(theirPending.id))!.status).toBe('pending_review');
+    expect(await CheckoutRefund.count({ where: { accountId: other.accountId } })).toBe(0);
     expect(await EmailMessage.count({ where: { accountId: other.accountId } })).toBe(0);
     expect((await client.post('/dashboard/workspace', { accountId: other.accountId })).status).toBe(404);
     expect((await client.get('/dashboard')).text).toContain(ws.accountId);
@@ -300,6 +322,93 @@ describe('dashboard operations', () => {
     expect(ws.secretKey).toMatch(/^sk_test_/);
   });
 
+  it('rotates a key: a new value at once, the old one still working for 24 hours, the owner e-mailed exactly once', async () => {
+    const smtp = await startTestSmtpServer();
+    const mailer = createMailer({ SMTP_URL: smtp.url, EMAIL_FROM: t.ctx.config.EMAIL_FROM });
+    const worker = await startTestWorker(t.ctx.sequelize, TASK_QUEUE, { config: t.ctx.config, mailer });
+    try {
+      const ws = await t.ctx.createWorkspace();
+      const owner = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'owner');
+      // A member rotates; the owner is the one told.
+      const member = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'member');
+      const client = new DashboardClient(t.api.baseUrl);
+      await client.signIn(member.email, member.password);
+      const minted = await client.post('/dashboard/developers/api-keys', { name: 'Warehouse sync', access: 'secret' });
+      const oldValue = /id="new-key-value">(sk_test_\w+)</.exec(minted.text)![1]!;
+      const oldId = /action="\/dashboard\/developers\/api-keys\/(key_\w+)\/rotate"[^]*?Rotate Warehouse sync/.exec(minted.text)![1]!;
+
+      const before = Date.now();
+      const rotated = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+      const after = Date.now();
+      expect(rotated.status).toBe(201);
+      expect(rotated.text).toContain('Key “Warehouse sync” rotated');
+      const newValue = /id="new-key-value">(sk_test_\w+)</.exec(rotated.text)![1]!;
+      expect(newValue).not.toBe(oldValue);
+
+      // Both values work now; the old one until 24 hours after the rotation (API_KEY_ROTATION_OVERLAP's default).
+      for (const value of [oldValue, newValue]) expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: value })).status).toBe(200);
+      const old = (await ApiKey.findByPk(oldId))!;
+      expect(old.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 86_400_000);
+      expect(old.expiresAt!.getTime()).toBeLessThanOrEqual(after + 86_400_000);
+      const replacement = (await ApiKey.findByPk(old.replacedByKeyId!))!;
+      expect(replacement.get()).toMatchObject({ name: 'Warehouse sync', environment: 'test', access: 'secret', expiresAt: null, revokedAt: null });
+      const listed = await http<{ data: { id: string; expiresAt: string | null; replacedBy: string | null }[] }>(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: newValue });
+      expect(listed.body.data.find((k) => k.id === oldId)).toMatchObject({ expiresAt: old.expiresAt!.toISOString(), replacedBy: replacement.id });
+      const page = await client.get('/dashboard/developers/api-keys');
+      expect(page.text).not.toContain(newValue);
+      expect(page.text).toMatch(/Rotated<\/span><div class="small">works until /);
+      expect(await AuditLog.findOne({ where: { accountId: ws.accountId, action: 'api_key.rotated', targetId: oldId } })).toMatchObject({ actorUserId: member.userId });
+
+      // Rotated once: the old key again is refused (its deadline never moves); the replacement is the one to rotate.
+      const again = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+      expect(again.status).toBe(409);
+      expect(again.text).toContain('rotate the key that replaced it');
+      expect((await ApiKey.findByPk(oldId))!.expiresAt).toEqual(old.expiresAt);
+
+      // The owner's notice arrives at the SMTP server, once, naming the key but never its value.
+      await waitFor(async () => smtp.received.some((m) => m.parsed.subject?.includes('Warehouse sync')), { timeoutMs: 30_000 });
+      const notices = smtp.received.filter((m) => m.parsed.subject?.includes('Warehouse sync'));
+      expect(notices).toHaveLength(1);
+      const notice = notices[0]!;
+      expect(notice.envelope.to).toEqual([owner.email]);
+      expect(notice.parsed.subject).toMatch(/^API key “Warehouse sync” of Workspace \S+ was rotated$/);
+      expect(notice.parsed.text).toContain(`(sk_test_…${oldValue.slice(-4)})`);
+      expect(notice.parsed.text).toContain(`rotated by ${member.email}`);
+      expect(notice.parsed.text).toContain('/dashboard/developers/api-keys');
+      for (const value of [oldValue, newValue]) expect(notice.raw).not.toContain(value);
+      const rows = await EmailMessage.findAll({ where: { accountId: ws.accountId } });
+      expect(rows.map((r) => [r.kind, r.businessKey, r.status])).toEqual([['api_key_rotated', `api_key_rotated:${oldId}`, 'sent']]);
+
+      // Revoking the old key during the overlap is immediate, as always; the replacement keeps working.
+      expect((await client.post(`/dashboard/developers/api-keys/${oldId}/revoke`, {}, '/dashboard/developers/api-keys')).status).toBe(303);
+      expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: oldValue })).status).toBe(401);
+      expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: newValue })).status).toBe(200);
+    } finally {
+      await worker.stop();
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('refuses the old value of a rotated key from its deadline on', async () => {
+    const short = await t.ctx.startApi({ API_KEY_ROTATION_OVERLAP: '3s', DASHBOARD_SIGNIN_LIMIT_PER_MINUTE: '100000', TEMPORAL_TASK_QUEUE: TASK_QUEUE });
+    const ws = await t.ctx.createWorkspace();
+    const user = await createDashboardUser(t.ctx.sequelize, ws.accountId, 'member');
+    const client = new DashboardClient(short.baseUrl);
+    expect((await client.signIn(user.email, user.password)).status).toBe(303);
+    const minted = await client.post('/dashboard/developers/api-keys', { name: 'Short overlap', access: 'secret' });
+    const oldValue = /id="new-key-value">(sk_test_\w+)</.exec(minted.text)![1]!;
+    const oldId = /action="\/dashboard\/developers\/api-keys\/(key_\w+)\/rotate"/.exec(minted.text)![1]!;
+    const rotated = await client.post(`/dashboard/developers/api-keys/${oldId}/rotate`, {}, '/dashboard/developers/api-keys');
+    const newValue = /id="new-key-value">(sk_test_\w+)</.exec(rotated.text)![1]!;
+    const deadline = (await ApiKey.findByPk(oldId))!.expiresAt!.getTime();
+    const status = async (value: string) => (await http(short.baseUrl, 'GET', '/api/v1/account/api-keys', { key: value })).status;
+    expect(await status(oldValue)).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+    expect(await status(oldValue)).toBe(401);
+    expect(await status(newValue)).toBe(200);
+  });
+
   it('sends a synthetic test event to an endpoint', async () => {
     const { ws, client } = await signedIn();
     const { row } = await insertWebhookEndpoint(ws);
@@ -337,3 +446,86 @@ describe('dashboard operations', () => {
     }
   });
 });
+
+describe('dashboard sales', () => {
+  it('shows balances as money and the last 30 days of sales as a chart drawn on the server, with no script', async () => {
+    const { ws, client } = await signedIn();
+    const empty = await client.get('/dashboard');
+    expect(empty.text).toMatch(/<dt>Available \(IDR\)<\/dt><dd>IDR(&nbsp;|\s| )0<\/dd>/);
+    expect(empty.text).toContain('<dt>Pending (USD)</dt><dd>$0.00</dd>');
+    expect(empty.text).toContain('No completed checkouts in the last 30 days');
+
+    const productId = await namedProduct(ws, 'Chart guide');
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 2_500)] });
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 1_500)] });
+    // Older than the window: not charted.
+    const old = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 99_900)] });
+    await CheckoutSession.update({ completedAt: new Date(Date.now() - 31 * 86_400_000) }, { where: { id: old.id } });
+    await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'pending_review', lineItems: [lineOf(productId, 7_700)] });
+
+    const overview = await client.get('/dashboard');
+    expect(overview.headers.get('content-security-policy')).toContain("script-src 'none'");
+    expect(overview.text).not.toMatch(/<script|\son[a-z]+=|style=/i);
+    const svg = /<svg class="chart"[^]*?<\/svg>/.exec(overview.text)![0];
+    expect(svg).toContain('Sales per day over the last 30 days in USD: $40.00 from 2 sales; the best day $40.00.');
+    expect(svg.match(/<rect /g)).toHaveLength(30);
+    const today = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date());
+    expect(svg).toContain(`<title>${today}: $40.00, 2 sales</title>`);
+    expect(svg).not.toContain('$999.00');
+  });
+
+  it('lists checkouts by status and shows one with its lines, deliveries and refunds; confirms a pending one and refunds through the checkout service', async () => {
+    const { ws, user, client } = await signedIn();
+    const productId = await namedProduct(ws, 'Batik pattern pack');
+    const completed = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'completed', lineItems: [lineOf(productId, 1_250, 2)], customerEmail: 'ana@buyer.example' });
+    const delivery = await insertDelivery(t.ctx.sequelize, ws, productId, { session: completed, kind: 'license' });
+    const pending = await insertCheckoutSessionRow(t.ctx.sequelize, ws, { status: 'pending_review', lineItems: [lineOf(productId, 4_000)] });
+
+    const all = await client.get('/dashboard/checkouts');
+    expect(all.text).toContain(completed.id);
+    expect(all.text).toContain(pending.id);
+    expect(all.text).toMatch(/<label for="status-filter">Status<\/label>/);
+    const filtered = await client.get('/dashboard/checkouts?status=pending_review');
+    expect(filtered.text).toContain(pending.id);
+    expect(filtered.text).not.toContain(completed.id);
+    expect(filtered.text).toContain('<option value="pending_review" selected>');
+
+    const detail = await client.get(`/dashboard/checkouts/${completed.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain('ana@buyer.example');
+    expect(detail.text).toMatch(/Line item<\/td><td class="num">2<\/td><td class="num hide-narrow">\$12\.50<\/td><td class="num">\$25\.00<\/td>/);
+    expect(detail.text).toContain(delivery.id);
+    expect(detail.text).toContain('No refunds.');
+    expect(detail.text).not.toContain('Confirm payment');
+
+    // A partial refund in whole units, one past what is left (beside the field, nothing written), then the rest.
+    const from = `/dashboard/checkouts/${completed.id}`;
+    const bad = await client.post(`${from}/refund`, { amount: '12.345', reason: '' }, from);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/id="refund-amount-error">Type an amount like 25\.00</);
+    const partial = await client.post(`${from}/refund`, { amount: '10.00', reason: 'Damaged file' }, from);
+    expect(partial).toMatchObject({ status: 303, location: `${from}?notice=refunded` });
+    const tooMuch = await client.post(`${from}/refund`, { amount: '20', reason: '' }, from);
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.text).toMatch(/id="refund-amount-error">amount: at most 1500/);
+    expect((await client.post(`${from}/refund`, { amount: '', reason: '' }, from)).status).toBe(303);
+    const refunds = await CheckoutRefund.findAll({ where: { checkoutSessionId: completed.id }, order: [['createdAt', 'ASC']] });
+    expect(refunds.map((r) => [r.amount, r.reason])).toEqual([[1_000, 'Damaged file'], [1_500, null]]);
+    const refunded = await client.get(from);
+    expect(refunded.text).toContain('Damaged file');
+    expect(refunded.text).toContain('<dt>Refunded</dt><dd>$25.00</dd>');
+    expect(refunded.text).not.toContain('id="refund-amount"');
+    expect(await AuditLog.count({ where: { accountId: ws.accountId, action: 'checkout_session.refunded', actorUserId: user.userId } })).toBe(2);
+
+    // Confirming the pending transfer completes the session, as POST /confirm does; confirming again is refused.
+    const pendingPage = `/dashboard/checkouts/${pending.id}`;
+    expect((await client.get(pendingPage)).text).toContain('Confirm payment');
+    const confirmed = await client.post(`${pendingPage}/confirm`, {}, pendingPage);
+    expect(confirmed).toMatchObject({ status: 303, location: `${pendingPage}?notice=confirmed` });
+    expect((await CheckoutSession.findByPk(pending.id))!.status).toBe('completed');
+    expect((await client.get(confirmed.location!)).text).toContain('Payment confirmed.');
+    const again = await client.post(`${pendingPage}/confirm`, {}, pendingPage);
+    expect(again.status).toBe(409);
+  });
+});
+

@@ -1,13 +1,14 @@
 import { createKeyLookupCache } from '../../domain/api-keys/cache';
 import type { ActiveKey } from '../../domain/api-keys/active-key';
 
-const key = (id: string, accountId = 'acc_1'): ActiveKey => ({
+const key = (id: string, accountId = 'acc_1', expiresAt: Date | null = null): ActiveKey => ({
   id,
   accountId,
   environment: 'test',
   access: 'secret',
   keyHash: `hash-${id}`,
   lastUsedAt: null,
+  expiresAt,
   account: { id: accountId, name: 'W', slug: 'w', plan: 'free', fulfillmentEnabled: false, paymentEnabled: false },
 });
 
@@ -34,6 +35,16 @@ describe('key lookup cache', () => {
     const { cache, store, advance } = liveCache({ ttlMs: 60_000 });
     store(key('a'));
     advance(59_999);
+    expect(cache.get('hash-a')?.id).toBe('a');
+    advance(1);
+    expect(cache.get('hash-a')).toBeUndefined();
+  });
+
+  it('serves a rotated key no later than its deadline, whatever the TTL (no notification comes when it passes)', () => {
+    const { cache, store, advance } = liveCache({ ttlMs: 60_000 });
+    // The clock starts at 1000: the deadline is 30 s in, well inside the TTL.
+    store(key('a', 'acc_1', new Date(31_000)));
+    advance(29_999);
     expect(cache.get('hash-a')?.id).toBe('a');
     advance(1);
     expect(cache.get('hash-a')).toBeUndefined();

@@ -26,6 +26,8 @@ export const ApiKey = z
     createdAt: Timestamp,
     lastUsedAt: Timestamp.nullable(),
     revokedAt: Timestamp.nullable(),
+    expiresAt: Timestamp.nullable().meta({ description: 'A key rotated in the dashboard works until then, beside the key that replaced it; null otherwise.' }),
+    replacedBy: z.string().nullable().meta({ description: 'The key that replaced this one at its rotation; null otherwise.' }),
   })
   .meta({ id: 'ApiKey' });
 

@@ -1,4 +1,5 @@
 import type { EmailKind } from '../kinds';
+import { apiKeyRotated } from './api-key-rotated';
 import { checkoutReceipt } from './checkout-receipt';
 import { manualOrderInstructions } from './manual-order-instructions';
 import { paymentConfirmed } from './payment-confirmed';
@@ -7,6 +8,7 @@ import { subscriptionPaymentFailed } from './subscription-payment-failed';
 import type { EmailTemplate } from './template';
 
 export const TEMPLATES: Record<EmailKind, EmailTemplate> = {
+  api_key_rotated: apiKeyRotated,
   checkout_receipt: checkoutReceipt,
   manual_order_instructions: manualOrderInstructions,
   payment_confirmed: paymentConfirmed,

@@ -100,6 +100,15 @@ describe('renderEmail', () => {
       payment_confirmed: { orderNumber: 'o', currency: 'USD', amount: 1 },
       shipping_notification: { orderNumber: 'o' },
       subscription_payment_failed: { invoiceNumber: 'INV-1', description: 'Pro', currency: 'USD', amount: 1, payUrl: 'https://shop.test/checkout/cs_1' },
+      api_key_rotated: {
+        keyName: 'Zapier',
+        keyHint: 'sk_test_…a1b2',
+        environment: 'test',
+        rotatedBy: 'ana@shop.test',
+        rotatedAt: 'Nov 27, 2026, 9:40 PM UTC',
+        oldValueExpiresAt: 'Nov 28, 2026, 9:40 PM UTC',
+        keysUrl: 'https://shop.test/dashboard/developers/api-keys',
+      },
     };
     for (const kind of EMAIL_KINDS) {
       const rendered = renderEmail(kind, parseEmailData(kind, samples[kind]), merchant);
