@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import swaggerUi from 'swagger-ui-express';
 import { requireDatabaseUrl, type Config } from '../lib/config';
+import { createPayloadCodec } from '../lib/payload-codec';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
 import { createStorage, type BlobStorage } from '../lib/storage';
@@ -10,6 +11,7 @@ import { startNotificationListener, type NotificationListener } from '../db/noti
 import { KEY_CHANGES_CHANNEL, type KeyLookupCache } from '../domain/api-keys';
 import { createServices } from '../domain/services';
 import { createStarters } from '../domain/workflow-starters';
+import { codecEndpoint } from './codec-endpoint';
 import { customDomainRewrite } from './middleware/custom-domain';
 import { requestDeadline } from './middleware/deadline';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
@@ -61,6 +63,10 @@ export function createApp({ config, sequelize, temporal, logger, box, storage = 
   app.use(httpMetrics);
   app.use(securityHeaders);
   app.use(requestId);
+  // Ahead of the request log: the dev stack's UI puts the operator token in the path.
+  if (config.CODEC_AUTH_TOKEN) {
+    app.use('/codec', codecEndpoint({ codec: createPayloadCodec(box.keyRing), token: config.CODEC_AUTH_TOKEN, corsOrigins: config.CODEC_CORS_ORIGIN ?? [], logger }));
+  }
   app.use(requestLogger(logger));
   app.use(requestDeadline(config.REQUEST_TIMEOUT));
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createDatabase, poolStats } from '../db/connection';
-import { ConfigError, loadConfig, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
+import { ConfigError, loadConfig, requireDatabaseUrl, requireKeyRing } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';
 import { collectProcessMetrics, watchDatabasePool } from '../lib/metrics';
@@ -13,8 +13,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX });
-  const box = createCryptoBox(requireEncryptionKey(config));
-  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+  const box = createCryptoBox(requireKeyRing(config));
+  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, keyRing: box.keyRing });
   const api = createApp({ config, sequelize, temporal, logger, box });
   collectProcessMetrics();
   watchDatabasePool(() => poolStats(sequelize));

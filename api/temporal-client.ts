@@ -1,14 +1,18 @@
 import { Client, Connection } from '@temporalio/client';
+import type { KeyRing } from '../lib/crypto-box';
+import { createDataConverter } from '../lib/payload-codec';
 
 export interface TemporalClientOptions {
   address: string;
   namespace: string;
+  /** Encrypts what the client sends and decrypts what it reads (lib/payload-codec.ts). */
+  keyRing: KeyRing;
 }
 
 /** The API's one Temporal client; it starts and signals workflows and answers /readyz. */
-export async function connectTemporal({ address, namespace }: TemporalClientOptions): Promise<Client> {
+export async function connectTemporal({ address, namespace, keyRing }: TemporalClientOptions): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, dataConverter: createDataConverter(keyRing) });
 }
 
 /** True when the Temporal frontend answers within the timeout. */

@@ -17,7 +17,7 @@ import { connectTemporal } from '../api/temporal-client';
 import { createDatabase } from '../db/connection';
 import { WebhookEndpoint } from '../db/models';
 import { createWorkspaceService } from '../domain/workspaces';
-import { createCryptoBox, parseEncryptionKey } from '../lib/crypto-box';
+import { createCryptoBox, createKeyRing, parseEncryptionKey } from '../lib/crypto-box';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../lib/webhooks/signature';
 import { freePort } from '../scripts/lib/free-port';
@@ -197,7 +197,7 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
   const certs = await createTestCertificates();
   const receiver = await startHttpsReceiver(certs);
   const smtp = await startTestSmtpServer();
-  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default' });
+  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default', keyRing: createKeyRing(parseEncryptionKey(infra.encryptionKey)) });
   const db = new Client({ connectionString: infra.databaseUrl });
   await db.connect();
   const sequelize = createDatabase({ url: infra.databaseUrl, poolMax: 2 });

@@ -28,7 +28,7 @@ import { createDatabase } from '../db/connection';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { migrateToLatest } from '../db/migrate';
 import { createWorkspaceService } from '../domain/workspaces';
-import { generateEncryptionKey } from '../lib/crypto-box';
+import { createKeyRing, generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
 import { freePort } from '../scripts/lib/free-port';
 import { insertSellableProduct } from '../test/fixtures/fulfillment';
 import { startTestSmtpServer } from '../test/helpers/smtp-server';
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
     for (let i = 1; i < PRODUCTS_IN_LIST; i += 1) await insertSellableProduct(sequelize, tenant, { files: ['a.pdf'] });
     await sequelize.query('ANALYZE');
 
+    const encryptionKey = generateEncryptionKey();
     const env = {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: temporal.namespace,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      ENCRYPTION_KEY: generateEncryptionKey(),
+      ENCRYPTION_KEY: encryptionKey,
       PUBLIC_BASE_URL: 'http://localhost:3000',
       FILE_STORAGE_DIR: path.join(root, 'files'),
       RATE_LIMIT_PER_MINUTE: '100000000',
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
     }
 
     // ------------------------------------------------------------------ checkout completions/s
-    const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace });
+    const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, keyRing: createKeyRing(parseEncryptionKey(encryptionKey)) });
     stops.push(() => client.connection.close());
     const db = new Client({ connectionString: databaseUrl });
     await db.connect();

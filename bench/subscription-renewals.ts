@@ -30,6 +30,7 @@ import { createTestClockService } from '../domain/test-clocks';
 import { createStarters } from '../domain/workflow-starters';
 import { createWorkspaceService } from '../domain/workspaces';
 import { loadConfig } from '../lib/config';
+import { createKeyRing, parseEncryptionKey } from '../lib/crypto-box';
 import { newId } from '../lib/ids';
 import { createLogger } from '../lib/logger';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
@@ -115,12 +116,12 @@ export async function runSubscriptionRenewals(infra: BenchInfra, options: BenchO
   const subscriptions = count('BENCH_SUBSCRIPTIONS', 1_000);
   const renewals = count('BENCH_SUBSCRIPTION_RENEWALS', 12);
   const scaleTo = count('BENCH_SUBSCRIPTION_SCALE', 10_000);
-  const client = await connectTemporal({ address: infra.temporalAddress, namespace: 'default' });
+  const client = await connectTemporal({ address: infra.temporalAddress, namespace: 'default', keyRing: createKeyRing(parseEncryptionKey(infra.encryptionKey)) });
   const workers: WorkerProcess[] = [];
   const sequelize = createDatabase({ url: infra.databaseUrl, poolMax: options.poolSize });
   try {
     log(`subscription renewals / ceiling: ${subscriptions} empty workflows`);
-    const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: CEILING_QUEUE }, { script: 'bench/servers/ceiling-worker.ts' });
+    const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: CEILING_QUEUE, ENCRYPTION_KEY: infra.encryptionKey }, { script: 'bench/servers/ceiling-worker.ts' });
     workers.push(ceilingWorker);
     await measureCeilingWarmup(client);
     const ceiling = await measureCeiling(client, CEILING_QUEUE, subscriptions);

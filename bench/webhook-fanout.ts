@@ -14,7 +14,7 @@ import { createWorkspaceService } from '../domain/workspaces';
 import { createDatabase } from '../db/connection';
 import { WebhookEndpoint } from '../db/models';
 import { emit } from '../db/outbox';
-import { parseEncryptionKey, createCryptoBox } from '../lib/crypto-box';
+import { createCryptoBox, createKeyRing, parseEncryptionKey } from '../lib/crypto-box';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../lib/webhooks/signature';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../test/helpers/https-receiver';
@@ -204,8 +204,8 @@ async function fanoutFixture(infra: BenchInfra, receiver: HttpsReceiver, poolSiz
  * empty workflows through a worker process with the Worker defaults, on the run's dev server (after a warm-up).
  */
 export async function measureWorkflowCeiling(infra: BenchInfra, log: (line: string) => void): Promise<WorkflowCeiling> {
-  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default' });
-  const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: 'bench-ceiling' }, { script: 'bench/servers/ceiling-worker.ts' });
+  const temporal = await connectTemporal({ address: infra.temporalAddress, namespace: 'default', keyRing: createKeyRing(parseEncryptionKey(infra.encryptionKey)) });
+  const ceilingWorker = await startWorkerProcess({ TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_TASK_QUEUE: 'bench-ceiling', ENCRYPTION_KEY: infra.encryptionKey }, { script: 'bench/servers/ceiling-worker.ts' });
   try {
     log(`workflow ceiling: ${CEILING_WORKFLOWS} empty workflows`);
     await measureCeilingWarmup(temporal);

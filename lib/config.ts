@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { parseEncryptionKey } from './crypto-box';
+import { createKeyRing, encryptionKeyId, parseEncryptionKey, type KeyRing } from './crypto-box';
 import { parseMailbox } from './email/address';
 
 /** Parses a duration such as `90s`, `5m`, `2h` or `1d` into milliseconds. */
@@ -48,6 +48,28 @@ const encryptionKey = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
 });
+
+/** Keys rotated out: comma-separated, each as ENCRYPTION_KEY takes it; they only open what they sealed before. */
+const retiredEncryptionKeys = z.string().transform((value, ctx) => {
+  const keys: Buffer[] = [];
+  value.split(',').map((part) => part.trim()).forEach((part, i) => {
+    try {
+      keys.push(parseEncryptionKey(part));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `key ${i + 1} of the list ${(err as Error).message}` });
+    }
+  });
+  return keys;
+});
+
+/** Browser origins (scheme, host, port; no path) allowed to call the codec endpoint, comma-separated. */
+const originList = z.string().transform((value, ctx) =>
+  value.split(',').map((part) => part.trim()).filter((origin) => {
+    const ok = /^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin) && new URL(origin).origin === origin;
+    if (!ok) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like http://localhost:8233 (scheme, host and port, no path or trailing slash)` });
+    return ok;
+  }),
+);
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -121,6 +143,10 @@ const schema = z.object({
   /** Proxy hops in front of the API whose X-Forwarded-For is believed for the client IP; 0 = the socket address. */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   ENCRYPTION_KEY: encryptionKey.optional(),
+  ENCRYPTION_KEYS_RETIRED: retiredEncryptionKeys.optional(),
+  /** The operator token the Temporal Web UI's codec calls present (`Authorization: Bearer`); unset = no /codec endpoint. */
+  CODEC_AUTH_TOKEN: z.string().min(32, 'must be at least 32 characters (`openssl rand -hex 32`)').optional(),
+  CODEC_CORS_ORIGIN: originList.optional(),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/, 'must look like 100kb or 1mb').default('1mb'),
   /** How long a client may take to send a request body (uploads: an hour); a slow one is 408. */
   REQUEST_TIMEOUT: duration.pipe(z.number().min(1_000, 'must be at least 1s')).default(60_000),
@@ -220,7 +246,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT
       ? [`METRICS_PORT: must differ from PORT (${c.PORT}): metrics are never served on the public port`]
       : [];
-  const problems = [...aiProblems, ...shippingProblems, ...paymentProblems, ...storageProblems, ...metricsProblems];
+  const problems = [...aiProblems, ...shippingProblems, ...paymentProblems, ...storageProblems, ...metricsProblems, ...keyProblems(c),
+    ...(c.CODEC_CORS_ORIGIN && !c.CODEC_AUTH_TOKEN ? ['CODEC_AUTH_TOKEN: required when CODEC_CORS_ORIGIN is set (the codec endpoint exists only with its token)'] : []),
+  ];
   if (problems.length) throw new ConfigError(problems);
   return {
     ...c,
@@ -248,12 +276,29 @@ function fileStorageProblems(storage: 'local' | 's3', present: Record<string, st
   ];
 }
 
+/** A retired list needs the key that replaced them, must not repeat it, and names each key once. */
+function keyProblems(c: z.infer<typeof schema>): string[] {
+  const retired = c.ENCRYPTION_KEYS_RETIRED ?? [];
+  if (retired.length === 0) return [];
+  if (!c.ENCRYPTION_KEY) return ['ENCRYPTION_KEY: required when ENCRYPTION_KEYS_RETIRED is set (the current key seals; retired ones only open)'];
+  const ids = [c.ENCRYPTION_KEY, ...retired].map(encryptionKeyId);
+  return [
+    ...(ids.slice(1).includes(ids[0]!) ? ['ENCRYPTION_KEYS_RETIRED: lists the current ENCRYPTION_KEY; a key is either current or retired'] : []),
+    ...(new Set(ids.slice(1)).size !== retired.length ? ['ENCRYPTION_KEYS_RETIRED: lists a key twice'] : []),
+  ];
+}
+
 /** For the processes that keep secrets they must read back (stored responses, webhook signing secrets). */
 export function requireEncryptionKey(config: Config): Buffer {
   if (!config.ENCRYPTION_KEY) {
     throw new ConfigError(['ENCRYPTION_KEY: required (64 hex characters; `openssl rand -hex 32`); `npm start` generates one']);
   }
   return config.ENCRYPTION_KEY;
+}
+
+/** The service's one key ring (sealed columns and workflow payloads): ENCRYPTION_KEY seals, ENCRYPTION_KEYS_RETIRED only open. */
+export function requireKeyRing(config: Config): KeyRing {
+  return createKeyRing(requireEncryptionKey(config), config.ENCRYPTION_KEYS_RETIRED ?? []);
 }
 
 /** For the processes that cannot run without an external database. */

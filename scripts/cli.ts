@@ -12,12 +12,14 @@ import { parseArgs } from 'node:util';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
 import { migrateToLatest } from '../db/migrate';
+import { resealColumn, SEALED_COLUMNS } from '../db/sealed-columns';
 import { Account, MEMBERSHIP_ROLES, type Environment, type KeyAccess, type MembershipRole, type Plan } from '../db/models';
 import { issueKey, toApiKeyDto } from '../domain/api-keys';
 import { MODULES, createModuleService } from '../domain/modules';
 import { createUserService } from '../domain/users';
 import { createWorkspaceService } from '../domain/workspaces';
-import { ConfigError, loadConfig } from '../lib/config';
+import { ConfigError, loadConfig, requireKeyRing } from '../lib/config';
+import { createCryptoBox } from '../lib/crypto-box';
 import { AppError } from '../lib/errors';
 import { PLANS } from '../lib/plans';
 import { resolveLocalDatabaseUrl } from './lib/local-stack';
@@ -39,12 +41,24 @@ Commands:
       Mints an API key; prints its metadata and its value (shown once).
   modules set --account <acc_…> --module fulfillment|payment --enabled true|false
       Switches a module; prints {"fulfillment":bool,"payment":bool}.
+  encryption rotate [--batch-size <n>]
+      Re-encrypts every sealed column under ENCRYPTION_KEY (after a rotation: the old key moved to
+      ENCRYPTION_KEYS_RETIRED), in batches, with progress on stderr; safe to run again. Prints
+      {"keyId","rewritten","unreadable","columns":[{"table","column","found","rewritten","unreadable"}]}; exit 1 when
+      a value opens with none of the keys (its row is listed): its key must stay until that is resolved.
 
 Database: DATABASE_URL, or the embedded PostgreSQL of a running \`npm start\` (same DATA_DIR).
 Exit codes: 0 done, 1 refused or failed, 2 bad arguments.`;
 
 /** Bad or missing arguments: exit code 2. */
 class UsageError extends Error {}
+
+/** A command that did its work but not all of it: its result still goes to stdout, with exit code 1. */
+class CommandFailed extends Error {
+  constructor(message: string, readonly result: unknown) {
+    super(message);
+  }
+}
 
 type StringOptions = Record<string, { type: 'string' }>;
 
@@ -117,6 +131,34 @@ const modulesSet: Command<{ accountId: string; module: 'fulfillment' | 'payment'
   run: (_sequelize, input) => createModuleService().set(input.accountId, { module: input.module, enabled: input.enabled }),
 };
 
+const encryptionRotate: Command<{ batchSize: number }> = {
+  options: { 'batch-size': { type: 'string' } },
+  parse(values) {
+    const batchSize = Number(values['batch-size'] ?? 500);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
+    return { batchSize };
+  },
+  async run(sequelize, { batchSize }) {
+    const box = createCryptoBox(requireKeyRing(loadConfig()));
+    const keyId = box.keyRing.current.id;
+    const columns = [];
+    for (const target of SEALED_COLUMNS) {
+      columns.push(
+        await resealColumn(sequelize, target, {
+          currentPrefix: `v2.${keyId}.`,
+          reseal: (sealed) => box.reseal(sealed),
+          batchSize,
+          onProgress: ({ table, column, done, found }) => process.stderr.write(`${table}.${column}: ${done}/${found}\n`),
+        }),
+      );
+    }
+    const unreadable = columns.reduce((n, c) => n + c.unreadable.length, 0);
+    const result = { keyId, rewritten: columns.reduce((n, c) => n + c.rewritten, 0), unreadable, columns };
+    if (unreadable > 0) throw new CommandFailed(`${unreadable} sealed value(s) open with none of the configured keys`, result);
+    return result;
+  },
+};
+
 /** A password piped in (its one trailing line break dropped); undefined at a terminal or with nothing piped. */
 async function passwordFromStdin(): Promise<string | undefined> {
   if (process.stdin.isTTY) return undefined;
@@ -152,6 +194,7 @@ const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
   keys: { create: keysCreate },
   modules: { set: modulesSet },
   user: { create: userCreate, 'add-member': userAddMember },
+  encryption: { rotate: encryptionRotate },
 };
 
 function isParseArgsError(err: unknown): err is Error {
@@ -218,6 +261,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
+    if (err instanceof CommandFailed) {
+      process.stdout.write(`${JSON.stringify(err.result)}\n`);
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
     process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `error: ${describeError(err)}\n`);
     return 1;
   } finally {

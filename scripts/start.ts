@@ -246,7 +246,7 @@ function spawnNodeChild(name: string, entry: string, env: NodeJS.ProcessEnv): { 
  * The Temporal CLI dev server as a child of this process, so that its death is seen (and it is restarted)
  * rather than left a zombie. Arguments as @temporalio/testing's createLocal passes them.
  */
-async function startTemporalDevServer(cli: string, options: { port: number; uiPort: number; dbFilename: string; namespace: string }): Promise<Running> {
+async function startTemporalDevServer(cli: string, options: { port: number; uiPort: number; dbFilename: string; namespace: string; uiCodecEndpoint: string }): Promise<Running> {
   const args = [
     'server',
     'start-dev',
@@ -256,6 +256,8 @@ async function startTemporalDevServer(cli: string, options: { port: number; uiPo
     String(options.port),
     '--ui-port',
     String(options.uiPort),
+    '--ui-codec-endpoint',
+    options.uiCodecEndpoint,
     '--db-filename',
     options.dbFilename,
     '--namespace',
@@ -387,7 +389,7 @@ function printBanner(lines: {
     `  API            ${apiBase}/api`,
     `  API docs       ${apiBase}/api/docs   (OpenAPI JSON: ${apiBase}/api/openapi.json)`,
     `  Dashboard      ${apiBase}/dashboard`,
-    `  Temporal UI    ${lines.temporalUi ?? `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
+    `  Temporal UI    ${lines.temporalUi ? `${lines.temporalUi}   (payloads decrypted through the API's /codec)` : `(external Temporal at ${lines.temporalAddress}: use its own UI)`}`,
     `  Temporal       ${lines.temporalAddress}`,
     `  Mail inbox     ${mailLine(lines.mail)}`,
     `  Payments       ${lines.payments}`,
@@ -496,6 +498,11 @@ async function main(): Promise<number> {
       : []),
   ]);
   const encryptionKey = loadOrCreateEncryptionKey(dataDir);
+  // The Web UI reads payloads through the API's codec endpoint. Its dev build can send no header, so the operator
+  // token travels in the endpoint's path (api/codec-endpoint.ts); a fresh one each start unless CODEC_AUTH_TOKEN is set.
+  const codecToken = config.CODEC_AUTH_TOKEN ?? randomBytes(32).toString('hex');
+  const uiCodecEndpoint = `http://localhost:${config.PORT}/codec/${codecToken}`;
+  const codecCorsOrigins = config.CODEC_CORS_ORIGIN ?? [`http://localhost:${settings.temporalUiPort}`, `http://127.0.0.1:${settings.temporalUiPort}`];
 
   // What to stop, newest first: API and worker, then Mailpit, then Temporal, then PostgreSQL.
   // `running`: a server that stopped before its turn was not spared a terminal's Ctrl-C, which the stop says.
@@ -537,7 +544,7 @@ async function main(): Promise<number> {
       const dbFilename = path.join(dataDir, 'temporal.db');
       log(`starting the Temporal dev server on 127.0.0.1:${settings.temporalPort}, Web UI on ${settings.temporalUiPort} (db: ${dbFilename})`);
       if (executable.type === 'existing-path') {
-        const options = { port: settings.temporalPort, uiPort: settings.temporalUiPort, dbFilename, namespace: config.TEMPORAL_NAMESPACE };
+        const options = { port: settings.temporalPort, uiPort: settings.temporalUiPort, dbFilename, namespace: config.TEMPORAL_NAMESPACE, uiCodecEndpoint };
         await startSupervised('Temporal dev server', () => startTemporalDevServer(executable.path, options));
         temporalAddress = `127.0.0.1:${settings.temporalPort}`;
       } else {
@@ -552,6 +559,7 @@ async function main(): Promise<number> {
             dbFilename,
             namespace: config.TEMPORAL_NAMESPACE,
             searchAttributes: [ACCOUNT_ID],
+            extraArgs: ['--ui-codec-endpoint', uiCodecEndpoint],
             log: { format: 'pretty', level: 'error' },
           },
         });
@@ -643,6 +651,8 @@ async function main(): Promise<number> {
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
       ENCRYPTION_KEY: encryptionKey,
+      CODEC_AUTH_TOKEN: codecToken,
+      CODEC_CORS_ORIGIN: codecCorsOrigins.join(','),
       PORT: String(config.PORT),
       METRICS_PORT: String(metricsPort),
       PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,

@@ -1,4 +1,5 @@
-import { loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey } from '../lib/config';
+import { loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey, requireKeyRing } from '../lib/config';
+import { encryptionKeyId } from '../lib/crypto-box';
 import { configProblems } from './helpers/config';
 
 describe('configuration', () => {
@@ -86,5 +87,44 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(() => requireDatabaseUrl(config)).toThrow(/DATABASE_URL/);
     expect(() => requireEncryptionKey(config)).toThrow(/ENCRYPTION_KEY/);
+  });
+
+  describe('the key ring: ENCRYPTION_KEY seals, ENCRYPTION_KEYS_RETIRED only open', () => {
+    const current = 'a'.repeat(64);
+    const retired = 'b'.repeat(64);
+
+    it('builds the ring current first, each key named by its id', () => {
+      const ring = requireKeyRing(loadConfig({ ENCRYPTION_KEY: current, ENCRYPTION_KEYS_RETIRED: ` ${retired} ` }));
+      expect(ring.current.id).toBe(encryptionKeyId(Buffer.from(current, 'hex')));
+      expect(ring.all.map((k) => k.id)).toEqual([current, retired].map((k) => encryptionKeyId(Buffer.from(k, 'hex'))));
+      expect(requireKeyRing(loadConfig({ ENCRYPTION_KEY: current })).all).toHaveLength(1);
+    });
+
+    it('names each bad retired key, a repeated one, the current one listed, and a list without a current key', () => {
+      expect(configProblems({ ENCRYPTION_KEY: current, ENCRYPTION_KEYS_RETIRED: `${retired},short` })).toEqual([
+        'ENCRYPTION_KEYS_RETIRED: key 2 of the list must be 32 bytes, as 64 hex characters or base64',
+      ]);
+      expect(configProblems({ ENCRYPTION_KEY: current, ENCRYPTION_KEYS_RETIRED: `${retired},${retired}` })).toEqual(['ENCRYPTION_KEYS_RETIRED: lists a key twice']);
+      expect(configProblems({ ENCRYPTION_KEY: current, ENCRYPTION_KEYS_RETIRED: current })).toEqual([
+        'ENCRYPTION_KEYS_RETIRED: lists the current ENCRYPTION_KEY; a key is either current or retired',
+      ]);
+      expect(configProblems({ ENCRYPTION_KEYS_RETIRED: retired })).toEqual([
+        'ENCRYPTION_KEY: required when ENCRYPTION_KEYS_RETIRED is set (the current key seals; retired ones only open)',
+      ]);
+    });
+  });
+
+  it('checks the codec endpoint\'s token and browser origins', () => {
+    expect(loadConfig({ CODEC_AUTH_TOKEN: 't'.repeat(32), CODEC_CORS_ORIGIN: 'http://localhost:8233, https://temporal.example.com' }).CODEC_CORS_ORIGIN).toEqual([
+      'http://localhost:8233',
+      'https://temporal.example.com',
+    ]);
+    expect(configProblems({ CODEC_AUTH_TOKEN: 'short' })).toEqual(['CODEC_AUTH_TOKEN: must be at least 32 characters (`openssl rand -hex 32`)']);
+    expect(configProblems({ CODEC_AUTH_TOKEN: 't'.repeat(32), CODEC_CORS_ORIGIN: 'http://localhost:8233/' })).toEqual([
+      'CODEC_CORS_ORIGIN: "http://localhost:8233/" is not an origin like http://localhost:8233 (scheme, host and port, no path or trailing slash)',
+    ]);
+    expect(configProblems({ CODEC_CORS_ORIGIN: 'http://localhost:8233' })).toEqual([
+      'CODEC_AUTH_TOKEN: required when CODEC_CORS_ORIGIN is set (the codec endpoint exists only with its token)',
+    ]);
   });
 });

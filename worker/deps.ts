@@ -1,7 +1,7 @@
 import type { ActivityDeps } from '../activities';
 import { createDatabase } from '../db/connection';
 import { createTextGenerator } from '../lib/ai';
-import { requireDatabaseUrl, requireEncryptionKey, type Config } from '../lib/config';
+import { requireDatabaseUrl, requireKeyRing, type Config } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
 import { createMailer } from '../lib/email';
 import type { Logger } from '../lib/logger';
@@ -13,7 +13,7 @@ export function createActivityDeps(config: Config, logger: Logger): ActivityDeps
     sequelize: createDatabase({ url: requireDatabaseUrl(config), poolMax: config.DATABASE_POOL_MAX }),
     logger,
     config,
-    box: createCryptoBox(requireEncryptionKey(config)),
+    box: createCryptoBox(requireKeyRing(config)),
     storage: createStorage(config),
     textGenerator: createTextGenerator(config),
     mailer: createMailer(config),

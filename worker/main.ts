@@ -3,6 +3,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { createDataConverter } from '../lib/payload-codec';
 import { workerHealthRoutes } from './health';
 import { installSdkMetrics, watchWorkerDatabase, workerMetricsRoute } from './metrics';
 import { startProbeServer } from './probe-server';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   // Kept open: the relays start workflows through it.
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(deps.box.keyRing) });
   await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

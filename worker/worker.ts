@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { createDataConverter } from '../lib/payload-codec';
 import { buildWorkflowBundle } from './workflow-bundle';
 
 export interface WorkerSetup {
@@ -18,6 +19,8 @@ export async function createWorker({ connection, namespace, taskQueue, deps, wor
     namespace,
     taskQueue,
     activities: createActivities(deps),
+    // Codecs run in the worker's main thread, outside the workflow sandbox, so a prebuilt bundle needs nothing of them.
+    dataConverter: createDataConverter(deps.box.keyRing),
     workflowBundle: workflowBundle ?? { code: await buildWorkflowBundle() },
   });
 }

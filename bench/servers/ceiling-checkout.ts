@@ -13,6 +13,7 @@ import { claimWorkflowStartsStatement, markWorkflowStartsStatement, workflowStar
 import { DEFAULT_CHECKOUT_LIFETIME_MS, describeLines, hostedCheckoutUrl } from '../../domain/checkout';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
+import { createKeyRing, generateEncryptionKey, parseEncryptionKey } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { toSmallestUnit } from '../../lib/money';
 import { serveBare, sendJson } from './bare';
@@ -39,7 +40,9 @@ const PREFIX = '/api/v1/storefront/public/';
 // The model registry supplies the column lists; this Sequelize instance never opens a connection.
 createDatabase({ url: process.env.DATABASE_URL ?? '' });
 
-const temporal = connectTemporal({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', namespace: 'default' });
+// Payloads are encrypted as the API's are (a throwaway key: nothing here reads them back).
+const keyRing = createKeyRing(parseEncryptionKey(process.env.ENCRYPTION_KEY ?? generateEncryptionKey()));
+const temporal = connectTemporal({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', namespace: 'default', keyRing });
 const starters = temporal.then((client) => createStarters(client, { taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'bench-checkout-create' }));
 let limiter: RateLimiterPostgres | undefined;
 

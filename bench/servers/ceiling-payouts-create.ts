@@ -9,6 +9,7 @@ import { createStarters, durableWorkflowId } from '../../domain/workflow-starter
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
 import { createCryptoBox, parseEncryptionKey } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
+import { createDataConverter } from '../../lib/payload-codec';
 import { DEFAULT_TASK_QUEUE } from '../../workflows/messages';
 import { serveBare, sendJson } from './bare';
 import { lookUpKey } from './key-lookup';
@@ -26,7 +27,7 @@ const box = createCryptoBox(parseEncryptionKey(process.env.ENCRYPTION_KEY ?? '')
 createDatabase({ url: process.env.DATABASE_URL ?? '' });
 
 const startersReady = Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }).then((connection) =>
-  createStarters(new Client({ connection, namespace: 'default' }), { taskQueue: DEFAULT_TASK_QUEUE }),
+  createStarters(new Client({ connection, namespace: 'default', dataConverter: createDataConverter(box.keyRing) }), { taskQueue: DEFAULT_TASK_QUEUE }),
 );
 
 async function readJson(req: IncomingMessage): Promise<{ amount: number; currency: string }> {

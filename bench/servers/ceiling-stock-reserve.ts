@@ -27,7 +27,9 @@ import { DEFAULT_CHECKOUT_LIFETIME_MS, describeLines, hostedCheckoutUrl } from '
 import { unitPriceOf } from '../../domain/inventory';
 import { createStarters, durableWorkflowId } from '../../domain/workflow-starters';
 import { API_START_TIMEOUT_MS } from '../../domain/workflow-starts';
+import { createKeyRing, generateEncryptionKey, parseEncryptionKey } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
+import { createDataConverter } from '../../lib/payload-codec';
 import { toSmallestUnit } from '../../lib/money';
 import { DEFAULT_TASK_QUEUE } from '../../workflows/messages';
 import { serveBare, sendJson } from './bare';
@@ -54,7 +56,7 @@ const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
 createDatabase({ url: process.env.DATABASE_URL ?? '' });
 
 const startersReady = Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }).then((connection) =>
-  createStarters(new Client({ connection, namespace: 'default' }), { taskQueue: DEFAULT_TASK_QUEUE }),
+  createStarters(new Client({ connection, namespace: 'default', dataConverter: createDataConverter(createKeyRing(parseEncryptionKey(process.env.ENCRYPTION_KEY ?? generateEncryptionKey()))) }), { taskQueue: DEFAULT_TASK_QUEUE }),
 );
 
 const PRODUCT_BY_SLUG_SQL = 'SELECT id FROM products WHERE slug = $1 AND account_id = $2 AND environment = $3 AND published AND NOT archived';

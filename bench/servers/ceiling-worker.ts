@@ -1,4 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { createKeyRing, generateEncryptionKey, parseEncryptionKey } from '../../lib/crypto-box';
+import { createDataConverter } from '../../lib/payload-codec';
 
 /**
  * Ceiling worker for the webhook fan-out bench: the same Worker defaults as worker/worker.ts, serving only
@@ -11,6 +13,8 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'bench-ceiling',
     workflowsPath: require.resolve('../workflows/empty'),
+    // The service worker's codec: the ceiling's clients encrypt under ENCRYPTION_KEY.
+    dataConverter: createDataConverter(createKeyRing(parseEncryptionKey(process.env.ENCRYPTION_KEY ?? generateEncryptionKey()))),
   });
   console.log(JSON.stringify({ msg: 'worker started' }));
   await worker.run();

@@ -11,6 +11,7 @@ import { expectError } from '../helpers/expect';
 import { sandboxEnv, startTestSandbox } from '../helpers/payment-sandbox';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 // Payouts in provider mode against the sandbox provider over loopback sockets, with a real worker: the
 // disbursement submitted as the payout workflow's first step, status following the provider's callbacks.
@@ -105,7 +106,7 @@ describe('payouts in provider mode', () => {
     const handle = ctx.temporal.workflow.getHandle(workflowIds.payout(created.id));
     expect(await handle.result()).toBe('paid');
     // The provider branch's history, for test/replay (RECORD_HISTORIES=1).
-    if (process.env.RECORD_HISTORIES === '1') await writeFile(path.join(__dirname, '../replay/histories/payout-provider-paid.json'), JSON.stringify(await handle.fetchHistory(), null, 2));
+    if (process.env.RECORD_HISTORIES === '1') await writeFile(path.join(__dirname, '../replay/histories/payout-provider-paid.json'), JSON.stringify(await plainHistory(handle), null, 2));
     expect(await Payout.findByPk(created.id)).toMatchObject({ status: 'paid', reference: row.providerDisbursementId });
     expect((await payoutEvents(ws.accountId)).map((e) => [e.type, e.data.id, e.data.status])).toEqual([
       ['payout.initiated', created.id, 'in_transit'],

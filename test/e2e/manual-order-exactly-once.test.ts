@@ -15,6 +15,7 @@ import { tenantOf } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
+import { testDataConverter } from '../helpers/temporal-codec';
 import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 import { EMAIL_SEND_RECOVERY_MS } from '../../workflows/email-timing';
@@ -51,7 +52,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   smtp = await startTestSmtpServer();
   await ctx.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  client = new Client({ connection: ctx.temporal.connection, namespace });
+  client = new Client({ connection: ctx.temporal.connection, namespace, dataConverter: testDataConverter() });
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();

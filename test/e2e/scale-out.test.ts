@@ -22,6 +22,7 @@ import { postMultipart } from '../helpers/multipart';
 import { usePrivateDatabase } from '../helpers/private-database';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
+import { testDataConverter } from '../helpers/temporal-codec';
 import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
@@ -108,7 +109,7 @@ beforeAll(async () => {
   const bucket = await s3.createBucket();
   Object.assign(process.env, { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace });
   ctx = await createTestContext();
-  client = new Client({ connection: ctx.temporal.connection, namespace: temporal.namespace });
+  client = new Client({ connection: ctx.temporal.connection, namespace: temporal.namespace, dataConverter: testDataConverter() });
   sharedEnv = {
     NODE_ENV: 'production',
     DATABASE_URL: process.env.DATABASE_URL!,

@@ -7,6 +7,7 @@ import { workflowIds } from '../../workflows/messages';
 import { http, useTestApi } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates } from '../helpers/https-receiver';
 import { usePrivateDatabase } from '../helpers/private-database';
+import { testDataConverter } from '../helpers/temporal-codec';
 import { waitFor } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
   certs = await createTestCertificates();
   receiver = await startHttpsReceiver(certs);
   await t.ctx.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  client = new Client({ connection: t.ctx.temporal.connection, namespace });
+  client = new Client({ connection: t.ctx.temporal.connection, namespace, dataConverter: testDataConverter() });
   worker = await startWorkerProcess(workerEnv());
 });
 afterAll(async () => {

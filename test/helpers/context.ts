@@ -7,7 +7,7 @@ import { connectTemporal } from '../../api/temporal-client';
 import { createWorkspaceService, type CreatedWorkspace } from '../../domain/workspaces/service';
 import { createDatabase } from '../../db/connection';
 import type { Plan } from '../../db/models';
-import { loadConfig, requireDatabaseUrl, requireEncryptionKey, type Config } from '../../lib/config';
+import { loadConfig, requireDatabaseUrl, requireKeyRing, type Config } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createLogger, type Logger } from '../../lib/logger';
 import { watchDeclaredStatuses, type Operations } from './declared-statuses';
@@ -34,7 +34,7 @@ let counter = 0;
 export async function createTestContext(): Promise<TestContext> {
   const config = loadConfig({ ...process.env, PORT: '0' });
   const sequelize = createDatabase({ url: requireDatabaseUrl(config), poolMax: 5 });
-  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, keyRing: requireKeyRing(config) });
   const workspaces = createWorkspaceService({ sequelize });
   const apis: TestApi[] = [];
 
@@ -49,7 +49,7 @@ export async function createTestContext(): Promise<TestContext> {
         sequelize,
         temporal,
         logger: logger ?? createLogger(appConfig.LOG_LEVEL, 'api-test'),
-        box: createCryptoBox(requireEncryptionKey(appConfig)),
+        box: createCryptoBox(requireKeyRing(appConfig)),
       });
       const server = await new Promise<Server>((resolve) => {
         const s = app.listen(0, '127.0.0.1', () => resolve(s));

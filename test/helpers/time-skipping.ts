@@ -1,5 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkerOptions } from '@temporalio/worker';
+import { testDataConverter } from './temporal-codec';
 import { createTimeSkippingEnv } from './temporal-env';
 
 export interface TimeSkippingWorkerOptions {
@@ -60,6 +61,7 @@ export function useTimeSkippingWorker(options: TimeSkippingWorkerOptions = {}): 
         taskQueue,
         workflowBundle,
         activities,
+        dataConverter: testDataConverter(),
       });
       return worker.runUntil(() => fn(current, taskQueue));
     },

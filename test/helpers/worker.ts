@@ -2,7 +2,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import type { ActivityDeps } from '../../activities';
 import { createTextGenerator } from '../../lib/ai';
-import { loadConfig, requireEncryptionKey } from '../../lib/config';
+import { loadConfig, requireKeyRing } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { createMailer } from '../../lib/email';
 import { createLogger } from '../../lib/logger';
@@ -22,7 +22,7 @@ export function testActivityDeps(sequelize: Sequelize, overrides: Partial<Activi
     sequelize,
     logger: createLogger('silent', 'worker-test'),
     config,
-    box: createCryptoBox(requireEncryptionKey(config)),
+    box: createCryptoBox(requireKeyRing(config)),
     storage: createStorage(config),
     textGenerator: createTextGenerator(config),
     mailer: createMailer(config),

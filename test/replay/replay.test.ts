@@ -3,6 +3,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { LEGACY_ACTIVITY_TYPES } from '../../workflows/legacy-activity-types';
+import { testDataConverter } from '../helpers/temporal-codec';
 
 const HISTORIES = path.join(__dirname, 'histories');
 
@@ -25,7 +26,7 @@ async function recordedHistories(): Promise<Recorded[]> {
 /** Each history's replay error, if any, by workflow id. */
 async function replay(histories: Recorded[]): Promise<{ workflowId: string; error: string | undefined }[]> {
   const results = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, dataConverter: testDataConverter() }, histories)) {
     results.push({ workflowId: result.workflowId, error: result.error?.message });
   }
   return results;
@@ -44,7 +45,9 @@ function activityTypes(history: temporal.api.history.v1.History): string[] {
 
 /**
  * Replays recorded histories through today's workflow code: a change that would break running workflows
- * (nondeterminism) fails here. Record new ones with RECORD_HISTORIES=1 npm test.
+ * (nondeterminism) fails here. Record new ones with RECORD_HISTORIES=1 npm test (they are written decrypted,
+ * test/helpers/temporal-codec.ts). The worker has the service's codec, as in production: the histories recorded
+ * before it (plain payloads) are the runs it must still finish. Encrypted histories: test/e2e/encrypted-histories.test.ts.
  */
 describe('workflow replay', () => {
   it('replays every recorded history without nondeterminism', async () => {

@@ -18,6 +18,7 @@ import { insertProduct, readProduct } from '../fixtures/products';
 import { newTenant } from '../fixtures/workspaces';
 import { copyJson, startChatCompletionsServer, type ChatCompletionsServer } from '../helpers/chat-completions-server';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { plainHistory, testDataConverter } from '../helpers/temporal-codec';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
 import { testActivityDeps } from '../helpers/worker';
 
@@ -38,6 +39,7 @@ async function startWorker(taskQueue: string, activities: ReturnType<typeof crea
     taskQueue,
     workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
     activities,
+    dataConverter: testDataConverter(),
   });
   workers.push({ shutdown: () => worker.shutdown(), running: worker.run() });
 }
@@ -99,7 +101,7 @@ async function generate(service: AiGenerationService, who: Tenant, productId: st
   const handle = env.client.workflow.getHandle<() => Promise<AiGenerationOutcome[]>>(workflowIds.aiGeneration(productId));
   const result = await handle.result();
   if (record && process.env.RECORD_HISTORIES === '1') {
-    const history = await handle.fetchHistory();
+    const history = await plainHistory(handle);
     await writeFile(path.join(__dirname, `../replay/histories/${record}.json`), JSON.stringify(history, null, 2));
   }
   return result;

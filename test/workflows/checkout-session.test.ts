@@ -28,6 +28,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait';
 import { testActivityDeps } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 const HOUR = 3_600_000;
 const config = loadConfig(process.env);
@@ -48,7 +49,7 @@ type Handle = WorkflowHandle<typeof checkoutSession>;
 
 async function recordHistory(handle: Handle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await handle.fetchHistory(), null, 2));
+  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(handle), null, 2));
 }
 
 /** The expiry timer the workflow set, and how long the run took, in workflow (skipped) time. */

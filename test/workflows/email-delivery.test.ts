@@ -16,6 +16,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { startTestWorker, testActivityDeps } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 let ctx: TestContext;
 let smtp: TestSmtpServer;
@@ -54,7 +55,7 @@ async function lastAttemptNumber(handle: WorkflowHandle): Promise<number> {
 
 async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await handle.fetchHistory(), null, 2));
+  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(handle), null, 2));
 }
 
 describe('email-delivery workflow (time-skipping server)', () => {

@@ -10,6 +10,7 @@ import { createTestContext, http, type TestApi, type TestContext } from '../help
 import { postMultipart } from '../helpers/multipart';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
 import { waitFor } from '../helpers/wait';
+import { plainHistory } from '../helpers/temporal-codec';
 
 const STORAGE = mkdtempSync(path.join(tmpdir(), 'file-cleanup-'));
 const TASK_QUEUE = `file-cleanup-${Date.now()}`;
@@ -66,7 +67,7 @@ describe('file-cleanup workflow', () => {
       expect(await exists(path.dirname(file.storageKey))).toBe(false);
 
       if (process.env.RECORD_HISTORIES === '1') {
-        const history = await handle.fetchHistory();
+        const history = await plainHistory(handle);
         await writeFile(path.join(__dirname, '../replay/histories/file-cleanup.json'), JSON.stringify(history, null, 2));
       }
     } finally {

@@ -24,6 +24,7 @@ import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, testActivityDeps, type RunningWorker } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 /**
  * Manual orders end to end on real servers: the API places and confirms orders, a real worker on the dev
@@ -245,7 +246,7 @@ describe('manual-order retries (time-skipping server)', () => {
         const handle = await env.client.workflow.start<typeof manualOrder>('manualOrder', { workflowId: workflowIds.manualOrder(order.id), taskQueue: queue, args: [input] });
         const outcome = await handle.result();
         if (process.env.RECORD_HISTORIES === '1') {
-          await writeFile(path.join(__dirname, '../replay/histories/manual-order-retried.json'), JSON.stringify(await handle.fetchHistory(), null, 2));
+          await writeFile(path.join(__dirname, '../replay/histories/manual-order-retried.json'), JSON.stringify(await plainHistory(handle), null, 2));
         }
         return outcome;
       },

@@ -12,6 +12,7 @@ import { createTestContext, http, type TestApi, type TestContext } from '../help
 import { waitFor } from '../helpers/wait';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook } from '../helpers/https-receiver';
 import { usePrivateDatabase } from '../helpers/private-database';
+import { testDataConverter } from '../helpers/temporal-codec';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
 import { createStarters } from '../../domain/workflow-starters';
 import type { EventType } from '../../lib/event-types';
@@ -241,7 +242,7 @@ describe('outbox relay', () => {
     // A client of a namespace that does not exist: every start fails after the claim has marked the rows.
     const failing = startOutboxRelay({
       sequelize: ctx.sequelize,
-      starters: createStarters(new Client({ connection: ctx.temporal.connection, namespace: 'no-such-namespace' }), { taskQueue: TASK_QUEUE }),
+      starters: createStarters(new Client({ connection: ctx.temporal.connection, namespace: 'no-such-namespace', dataConverter: testDataConverter() }), { taskQueue: TASK_QUEUE }),
       databaseUrl: config.DATABASE_URL!,
       retrySchedule: RETRY,
       logger: createLogger('silent', 'relay-test'),

@@ -20,6 +20,7 @@ import { createTestContext, http, type TestApi, type TestContext } from '../help
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, testActivityDeps } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 let ctx: TestContext;
 
@@ -61,7 +62,7 @@ async function timerMs(handle: WorkflowHandle): Promise<number | undefined> {
 
 async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await handle.fetchHistory(), null, 2));
+  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(handle), null, 2));
 }
 
 describe('settlement workflow (time-skipping server)', () => {

@@ -19,6 +19,7 @@ import { createTestContext, http, type TestApi, type TestContext } from '../help
 import { switchFulfillment } from '../helpers/inventory';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { testActivityDeps } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 const STORAGE = mkdtempSync(path.join(tmpdir(), 'shipment-workflow-'));
 const config = loadConfig({ ...process.env, FILE_STORAGE_DIR: STORAGE, SHIPPING_LOCAL_SCHEDULE: '30s,2m,5m,15m' });
@@ -43,7 +44,7 @@ type Handle = WorkflowHandle<typeof shipment>;
 
 async function recordHistory(handle: Handle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await handle.fetchHistory(), null, 2));
+  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(handle), null, 2));
 }
 
 /** The durable start the shipment's creation recorded, made as the API (or the relay) makes it. */

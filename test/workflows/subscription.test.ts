@@ -22,6 +22,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait';
 import { testActivityDeps } from '../helpers/worker';
+import { plainHistory } from '../helpers/temporal-codec';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -44,7 +45,7 @@ async function recordHistory(handle: Handle, name: string, run: 'first' | 'last'
   if (process.env.RECORD_HISTORIES !== '1') return;
   const runIds = await runIdsOf(handle);
   const chosen = handle.client.getHandle(handle.workflowId, run === 'first' ? runIds.at(-1) : runIds[0]);
-  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await chosen.fetchHistory(), null, 2));
+  await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(chosen), null, 2));
 }
 
 /**

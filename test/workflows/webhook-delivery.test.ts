@@ -19,6 +19,7 @@ import type { webhookDelivery } from '../../workflows/webhook-delivery';
 import { insertWebhookEndpoint } from '../fixtures/webhooks';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
+import { plainHistory, testDataConverter } from '../helpers/temporal-codec';
 import { createTimeSkippingEnv } from '../helpers/temporal-env';
 import { waitFor } from '../helpers/wait';
 import { testActivityDeps } from '../helpers/worker';
@@ -125,7 +126,7 @@ const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
 
 async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await handle.fetchHistory();
+  const history = await plainHistory(handle);
   await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(history, null, 2));
 }
 
@@ -224,7 +225,7 @@ describe('webhook delivery timeline (time-skipping server)', () => {
 
     // Other events fail meanwhile on 50 ms schedules, in real time: a plain client's result() does not unlock
     // time skipping (the test environment's does, and would jump straight to the pending retry's timer).
-    const quick = { schedule: Array(6).fill(50), client: new Client({ connection: env.connection, namespace: env.namespace }) };
+    const quick = { schedule: Array(6).fill(50), client: new Client({ connection: env.connection, namespace: env.namespace, dataConverter: testDataConverter() }) };
     const first = await (await deliver(f, quick)).handle.result();
     const second = await (await deliver(f, quick)).handle.result();
     expect([first.status, second.status]).toEqual(['failed', 'failed']);
