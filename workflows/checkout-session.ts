@@ -1,5 +1,7 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/contracts/checkout';
+import type { CheckoutSessionState } from '../domain/checkout/states';
+import { lifecycleState } from './lifecycle';
 import {
   checkoutCompleted,
   checkoutPaymentSubmitted,
@@ -54,13 +56,17 @@ async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>
  * recovery, not compensation: a paid session cannot be un-paid, so each step retries until it lands.
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionOutcome> {
+  const lifecycle = lifecycleState<CheckoutSessionState>();
   const state: CheckoutWorkflowState = { step: 'awaiting_payment', status: 'open', currentStep: null };
   let completed = false;
+  // Before the handlers: a payment signal buffered with the start moves it on at once.
+  lifecycle('awaiting_payment');
   setHandler(checkoutStateQuery, () => state);
   setHandler(checkoutPaymentSubmitted, () => {
     if (state.step === 'awaiting_payment') {
       state.step = 'awaiting_confirmation';
       state.status = 'pending_review';
+      lifecycle('pending_review');
     }
   });
   setHandler(checkoutCompleted, () => {
@@ -75,16 +81,19 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     state.status = status;
     if (status === 'expired' || status === 'failed') {
       state.step = 'expired';
+      lifecycle('expired');
       return 'expired';
     }
     if (status === 'pending_review') {
       state.step = 'awaiting_confirmation';
+      lifecycle('pending_review');
       await condition(() => completed);
     }
   }
 
   state.step = 'fulfilling';
   state.status = 'completed';
+  lifecycle('fulfilling');
   const local = patched(LOCAL_FULFILMENT_PATCH);
   const run = <T>(activity: (proxy: typeof steps) => Promise<T>) => (local ? localFirst(() => activity(localSteps), () => activity(steps)) : activity(steps));
   const plan = await run((proxy) => proxy.planCheckoutFulfilment(session));
@@ -94,5 +103,6 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   }
   state.currentStep = null;
   state.step = 'fulfilled';
+  lifecycle('completed');
   return 'fulfilled';
 }

@@ -1,5 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ManualOrderActivities } from '../activities/contracts/manual-orders';
+import type { ManualOrderState } from '../domain/manual-orders/states';
+import { lifecycleState } from './lifecycle';
 import type { ManualOrderInput, ManualOrderOutcome } from './messages';
 
 /**
@@ -17,7 +19,10 @@ const steps = proxyActivities<ManualOrderActivities>({
  * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
  */
 export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
+  const lifecycle = lifecycleState<ManualOrderState>();
+  lifecycle('fulfilling');
   const plan = await steps.planManualOrderFulfilment(input);
   for (const step of plan.steps) await steps.runManualOrderFulfilmentStep({ ...input, step });
+  lifecycle('completed');
   return 'fulfilled';
 }
