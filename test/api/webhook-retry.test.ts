@@ -157,6 +157,8 @@ describe('a webhook delivery failing against a dead endpoint', () => {
 
   it('after `temporal workflow reset` the reset run re-attempts, and the replaced run’s scheduled row no longer promises an attempt', async () => {
     const d = await failingDelivery();
+    // The first workflow task has completed once the run shows its wait.
+    await waitFor(async () => (await lifecycleOf(d.handle)) === 'retrying');
     const history = await d.handle.fetchHistory();
     // The first workflow task: its attempt, then the hour's timer.
     const firstTask = history.events!.find((e) => e.workflowTaskCompletedEventAttributes)!;
