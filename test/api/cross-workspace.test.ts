@@ -246,9 +246,9 @@ describe('ids of another workspace or environment', () => {
 
   it('probes real rows: every id filled in belongs to A’s test environment', async () => {
     const rows = Object.values(await snapshot(owner.accountId, owner.secretKey)).flat();
-    // Licences are addressed by their key.
+    // Licences are addressed by their key, a webhook delivery by the event of its log rows.
     for (const id of Object.values(owned)) {
-      expect({ id, environment: rows.find((r) => r.id === id || r.key === id)?.environment }).toEqual({ id, environment: 'test' });
+      expect({ id, environment: rows.find((r) => r.id === id || r.key === id || r.event_id === id)?.environment }).toEqual({ id, environment: 'test' });
     }
   });
 
