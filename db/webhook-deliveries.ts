@@ -118,12 +118,26 @@ const INSERT_ATTEMPT = `
   RETURNING id`;
 
 /**
- * One statement: logs a succeeded attempt and, only if it is new, ends the endpoint's failure streak. The count is
- * rewritten only when non-zero, so concurrent successes do not queue on the row.
+ * With a newly logged attempt: the delivery's other rows still `retry_scheduled` for a later time now say when its
+ * next attempt was really made, this one. An operator's retry-now makes it early, and a reset run makes its own
+ * attempts while the replaced run's last row still promised one; either way no row is left scheduling an attempt
+ * that will not run, and only the newest row of a delivery can point to the future.
+ */
+const SETTLE_EARLIER_SCHEDULES = `
+  UPDATE webhook_delivery_attempts SET next_attempt_at = :scheduledAt
+   WHERE event_id = :eventId AND endpoint_id = :endpointId AND status = 'retry_scheduled'
+     AND attempt_key <> :attemptKey AND next_attempt_at > :scheduledAt
+     AND EXISTS (SELECT 1 FROM inserted)`;
+
+/**
+ * One statement: logs a succeeded attempt and, only if it is new, settles the delivery's earlier schedules and ends
+ * the endpoint's failure streak. The count is rewritten only when non-zero, so concurrent successes do not queue on
+ * the row.
  */
 export async function logSucceededAttempt(sequelize: Sequelize, row: AttemptLogRow): Promise<void> {
   await sequelize.query(
-    `WITH inserted AS (${INSERT_ATTEMPT})
+    `WITH inserted AS (${INSERT_ATTEMPT}),
+          settled AS (${SETTLE_EARLIER_SCHEDULES})
          UPDATE webhook_endpoints SET consecutive_failures = 0
           WHERE id = :endpointId AND consecutive_failures <> 0 AND EXISTS (SELECT 1 FROM inserted)`,
     { replacements: { ...row } },
@@ -143,9 +157,12 @@ export async function lockEndpointFailures(
   return endpoint;
 }
 
-/** Logs an attempt in the caller's transaction; false when this attempt key was already logged. */
+/**
+ * Logs an attempt in the caller's transaction, settling the delivery's earlier schedules as a success does; false
+ * when this attempt key was already logged.
+ */
 export async function logAttempt(sequelize: Sequelize, tx: Transaction, row: AttemptLogRow): Promise<boolean> {
-  const inserted = await sequelize.query<{ id: string }>(INSERT_ATTEMPT, {
+  const inserted = await sequelize.query<{ id: string }>(`WITH inserted AS (${INSERT_ATTEMPT}), settled AS (${SETTLE_EARLIER_SCHEDULES}) SELECT id FROM inserted`, {
     type: QueryTypes.SELECT,
     transaction: tx,
     replacements: { ...row },

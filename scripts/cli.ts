@@ -1,28 +1,35 @@
 /**
  * Operator CLI: `npm run cli -- <group> <action> [options]`.
  *
- * Every command prints exactly one JSON object on stdout (so scripts can pipe it into `jq`); messages go
- * to stderr. Exit codes: 0 done, 1 refused or failed (validation by the service, unknown workspace,
+ * The commands that create or change (workspace create, user, keys create, modules set) print exactly one JSON
+ * object on stdout (so scripts can pipe it into `jq`). The operator's views and actions (workspace list|show, keys
+ * list|revoke, webhooks retry, stuck, migrate status) print for a person, or that JSON with `--json`. Messages and
+ * progress go to stderr. Exit codes: 0 done, 1 refused or failed (validation by the service, unknown workspace,
  * configuration, database), 2 bad or missing arguments.
  *
  * Database: DATABASE_URL, or else the embedded PostgreSQL of a running `npm start` with the same
- * DATA_DIR (read from $DATA_DIR/stack.json). Migrations run first, so a fresh database works.
+ * DATA_DIR (read from $DATA_DIR/stack.json). Migrations run first, so a fresh database works (not for
+ * `migrate status`, which reports them). Temporal (webhooks retry): TEMPORAL_ADDRESS, or that `npm start`'s.
  */
 import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
-import { migrateToLatest } from '../db/migrate';
+import { migrateToLatest, migrationStatus, type MigrationStatus } from '../db/migrate';
 import { resealColumn, SEALED_COLUMNS } from '../db/sealed-columns';
-import { Account, MEMBERSHIP_ROLES, type Environment, type KeyAccess, type MembershipRole, type Plan } from '../db/models';
-import { issueKey, toApiKeyDto } from '../domain/api-keys';
+import { Account, ApiKey, MEMBERSHIP_ROLES, type Environment, type KeyAccess, type MembershipRole, type Plan } from '../db/models';
+import { issueKey, revokeKeyAsOperator, toApiKeyDto } from '../domain/api-keys';
 import { MODULES, createModuleService } from '../domain/modules';
+import { findStuckWork, type StuckItem } from '../domain/stuck-work';
 import { createUserService } from '../domain/users';
+import { deliveryTenant, parseDeliveryWorkflowId, retryDeliveryNow, type DeliveryRetried } from '../domain/webhooks';
 import { createWorkspaceService } from '../domain/workspaces';
-import { ConfigError, loadConfig, requireKeyRing } from '../lib/config';
+import { ConfigError, loadConfig, requireKeyRing, type Config } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
+import { createDataConverter } from '../lib/payload-codec';
 import { AppError } from '../lib/errors';
 import { PLANS } from '../lib/plans';
-import { resolveLocalDatabaseUrl } from './lib/local-stack';
+import { isProcessAlive, readStackState, resolveLocalDatabaseUrl } from './lib/local-stack';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -47,6 +54,20 @@ Commands:
       {"keyId","rewritten","unreadable","columns":[{"table","column","found","rewritten","unreadable"}]}; exit 1 when
       a value opens with none of the keys (its row is listed): its key must stay until that is resolved.
 
+Operators (human output; --json prints one JSON value instead):
+  workspace list [--limit <n>]            Workspaces, newest first.
+  workspace show <slug|acc_…>             A workspace, its modules and its API keys.
+  keys list --account <slug|acc_…> [--environment test|live]
+                                          A workspace's API keys (never their values).
+  keys revoke <key_…>                     Revokes a key at once, in every API process; audited.
+  webhooks retry <webhook-delivery:evt_…:whe_…>
+                                          Makes a waiting delivery's next attempt now (no reset needed) and
+                                          prints its outcome; the delivery log shows it.
+  stuck [--limit <n>]                     Work that has not gone through, oldest first, with its age and
+                                          workflow id: durable starts not made, outbox events not relayed,
+                                          webhook deliveries and e-mails failing. Progress on stderr.
+  migrate status                          Applied and pending migrations; changes nothing.
+
 Database: DATABASE_URL, or the embedded PostgreSQL of a running \`npm start\` (same DATA_DIR).
 Exit codes: 0 done, 1 refused or failed, 2 bad arguments.`;
 
@@ -62,11 +83,23 @@ class CommandFailed extends Error {
 
 type StringOptions = Record<string, { type: 'string' }>;
 
+/** What a command may use besides the database: Temporal (connected on first use) and a progress line on stderr. */
+interface Tools {
+  temporal(): Promise<Client>;
+  progress(line: string): void;
+}
+
 interface Command<T> {
   options: StringOptions;
-  /** Turns the parsed flags into the command's input; throws UsageError for bad values. */
+  /** Names of the positional arguments the command takes, in order (none by default). */
+  positionals?: string[];
+  /** Turns the parsed flags (and positionals, by name) into the command's input; throws UsageError for bad values. */
   parse(values: Record<string, string | undefined>): T;
-  run(sequelize: Sequelize, input: T): Promise<unknown>;
+  run(sequelize: Sequelize, input: T, tools: Tools): Promise<unknown>;
+  /** The result for a person; without it (or with --json) the command prints JSON. */
+  human?(result: never): string;
+  /** False for a command that must see the database as it is (migrate status). */
+  migrates?: boolean;
 }
 
 function required(values: Record<string, string | undefined>, name: string): string {
@@ -159,6 +192,151 @@ const encryptionRotate: Command<{ batchSize: number }> = {
   },
 };
 
+function limit(values: Record<string, string | undefined>, fallback: number): number {
+  const text = values.limit ?? String(fallback);
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new UsageError(`--limit must be a whole number from 1 to 10000 (got "${text}")`);
+  return n;
+}
+
+/** A workspace by id (`acc_…`) or slug; RESOURCE_NOT_FOUND otherwise. */
+async function findWorkspace(ref: string): Promise<Account> {
+  const account = await Account.findOne({ where: ref.startsWith('acc_') ? { id: ref } : { slug: ref } });
+  if (!account) throw new AppError('RESOURCE_NOT_FOUND', `Workspace ${ref} not found`);
+  return account;
+}
+
+const workspaceDto = (a: Account) => ({
+  accountId: a.id,
+  slug: a.slug,
+  name: a.name,
+  plan: a.plan,
+  modules: { fulfillment: a.fulfillmentEnabled, payment: a.paymentEnabled },
+  createdAt: a.createdAt.toISOString(),
+});
+
+type KeyDto = ReturnType<typeof toApiKeyDto>;
+
+/** Fixed-width columns, for a terminal. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+const keyRows = (keys: KeyDto[]) =>
+  table(
+    ['ID', 'NAME', 'ENV', 'ACCESS', 'KEY', 'LAST USED', 'STATUS'],
+    keys.map((k) => [k.id, k.name, k.environment, k.access, `${k.prefix}…${k.last4}`, k.lastUsedAt ?? '-', k.revokedAt ? `revoked ${k.revokedAt}` : 'active']),
+  );
+
+/** Seconds as the largest two units: `3d 4h`, `12m 5s`. */
+function age(seconds: number): string {
+  const units: [string, number][] = [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]];
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [unit, size] of units) {
+    if (rest >= size || (unit === 's' && parts.length === 0)) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+const workspaceList: Command<{ limit: number }> = {
+  options: { limit: { type: 'string' } },
+  parse: (values) => ({ limit: limit(values, 100) }),
+  run: async (_sequelize, input) => (await Account.findAll({ order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: input.limit })).map(workspaceDto),
+  human: (list: ReturnType<typeof workspaceDto>[]) =>
+    list.length === 0 ? 'No workspaces.' : table(['ID', 'SLUG', 'PLAN', 'CREATED', 'NAME'], list.map((w) => [w.accountId, w.slug ?? '-', w.plan, w.createdAt, w.name])),
+};
+
+const workspaceShow: Command<{ workspace: string }> = {
+  options: {},
+  positionals: ['workspace'],
+  parse: (values) => ({ workspace: required(values, 'workspace') }),
+  async run(_sequelize, input) {
+    const account = await findWorkspace(input.workspace);
+    const keys = await ApiKey.findAll({ where: { accountId: account.id }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+    return { ...workspaceDto(account), apiKeys: keys.map(toApiKeyDto) };
+  },
+  human: (w: ReturnType<typeof workspaceDto> & { apiKeys: KeyDto[] }) =>
+    [
+      `${w.name} (${w.accountId})`,
+      `  slug: ${w.slug ?? '-'}   plan: ${w.plan}   created: ${w.createdAt}`,
+      `  modules: fulfillment ${w.modules.fulfillment ? 'on' : 'off'}, payment ${w.modules.payment ? 'on' : 'off'}`,
+      '',
+      keyRows(w.apiKeys),
+    ].join('\n'),
+};
+
+const keysList: Command<{ workspace: string; environment?: Environment }> = {
+  options: { account: { type: 'string' }, environment: { type: 'string' } },
+  parse: (values) => ({
+    workspace: required(values, 'account'),
+    ...(values.environment === undefined ? {} : { environment: oneOf(values.environment, 'environment', ['test', 'live'] as const) }),
+  }),
+  async run(_sequelize, input) {
+    const account = await findWorkspace(input.workspace);
+    const where = { accountId: account.id, ...(input.environment ? { environment: input.environment } : {}) };
+    return (await ApiKey.findAll({ where, order: [['createdAt', 'DESC'], ['id', 'DESC']] })).map(toApiKeyDto);
+  },
+  human: (keys: KeyDto[]) => (keys.length === 0 ? 'No keys.' : keyRows(keys)),
+};
+
+const keysRevoke: Command<{ keyId: string }> = {
+  options: {},
+  positionals: ['key'],
+  parse(values) {
+    const keyId = required(values, 'key');
+    if (!/^key_[0-9A-Za-z]+$/.test(keyId)) throw new UsageError(`the key must be an API key id like key_… (got "${keyId}")`);
+    return { keyId };
+  },
+  run: (sequelize, input) => revokeKeyAsOperator(sequelize, input.keyId),
+  human: (key: KeyDto) => `Revoked ${key.id} (${key.name}, ${key.environment} ${key.access}, ${key.prefix}…${key.last4}) at ${key.revokedAt}.`,
+};
+
+const webhooksRetry: Command<{ endpointId: string; eventId: string }> = {
+  options: {},
+  positionals: ['delivery'],
+  parse(values) {
+    const delivery = parseDeliveryWorkflowId(required(values, 'delivery'));
+    if (!delivery) throw new UsageError('the delivery must be its workflow id, webhook-delivery:evt_…:whe_… (as `stuck` and the Temporal UI show it)');
+    return delivery;
+  },
+  async run(_sequelize, input, tools) {
+    const tenant = await deliveryTenant(input);
+    tools.progress(`retrying the delivery of ${input.eventId} to ${input.endpointId} now (the attempt takes up to 15 s)…`);
+    return retryDeliveryNow(await tools.temporal(), tenant, input);
+  },
+  human: (r: DeliveryRetried) =>
+    `Attempt ${r.attempt} of ${r.eventId} to ${r.endpointId}: ${r.outcome}. The delivery is ${r.status}${r.status === 'retrying' ? ' (its next attempt waits its delay from now)' : ''}.`,
+};
+
+const stuck: Command<{ limit: number }> = {
+  options: { limit: { type: 'string' } },
+  parse: (values) => ({ limit: limit(values, 100) }),
+  run: (sequelize, input, tools) => findStuckWork(sequelize, { limit: input.limit, onKind: (kind, found) => tools.progress(`${kind}: ${found} found`) }),
+  human: (items: StuckItem[]) =>
+    items.length === 0
+      ? 'Nothing stuck.'
+      : table(
+          ['KIND', 'AGE', 'WORKSPACE', 'ENV', 'WORKFLOW', 'ID', 'DETAIL'],
+          items.map((i) => [i.kind, age(i.ageSeconds), i.accountId, i.environment, i.workflowId ?? '-', i.id, i.detail]),
+        ),
+};
+
+const migrateStatus: Command<Record<string, never>> = {
+  options: {},
+  parse: () => ({}),
+  migrates: false,
+  run: (sequelize) => migrationStatus(sequelize),
+  human: ({ applied, pending }: MigrationStatus) =>
+    [`applied (${applied.length}):`, ...applied.map((n) => `  ${n}`), `pending (${pending.length}):`, ...pending.map((n) => `  ${n}`)].join('\n'),
+};
+
 /** A password piped in (its one trailing line break dropped); undefined at a terminal or with nothing piped. */
 async function passwordFromStdin(): Promise<string | undefined> {
   if (process.stdin.isTTY) return undefined;
@@ -190,11 +368,14 @@ const userAddMember: Command<{ email: string; workspace: string; role: Membershi
 
 // Command's methods are bivariant in their input, so each command keeps its own input type here.
 const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
-  workspace: { create: workspaceCreate },
-  keys: { create: keysCreate },
+  workspace: { create: workspaceCreate, list: workspaceList, show: workspaceShow },
+  keys: { create: keysCreate, list: keysList, revoke: keysRevoke },
   modules: { set: modulesSet },
   user: { create: userCreate, 'add-member': userAddMember },
   encryption: { rotate: encryptionRotate },
+  webhooks: { retry: webhooksRetry },
+  stuck: { '': stuck },
+  migrate: { status: migrateStatus },
 };
 
 function isParseArgsError(err: unknown): err is Error {
@@ -203,11 +384,14 @@ function isParseArgsError(err: unknown): err is Error {
 }
 
 /** Parses argv into a command and its input without touching the database. */
-function parseCommand(argv: string[]): { command: Command<unknown>; input: unknown } | 'help' {
+function parseCommand(argv: string[]): { command: Command<unknown>; input: unknown; json: boolean } | 'help' {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return 'help';
-  const [group, action, ...rest] = argv;
+  const json = argv.includes('--json');
+  const [group, ...afterGroup] = argv.filter((arg) => arg !== '--json');
   const actions = COMMANDS[group ?? ''];
   if (!actions) throw new UsageError(`unknown command "${group}"; expected one of ${Object.keys(COMMANDS).join(', ')}`);
+  // A command without actions (`stuck`) is its group's '' entry.
+  const [action, ...rest] = actions[''] ? ['', ...afterGroup] : afterGroup;
   const command = actions[action ?? ''];
   if (!command) {
     const expected = Object.keys(actions).map((a) => `"${group} ${a}"`).join(', ');
@@ -215,14 +399,22 @@ function parseCommand(argv: string[]): { command: Command<unknown>; input: unkno
   }
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }) as {
-      values: Record<string, string | undefined>;
-    });
+    const parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: command.positionals !== undefined });
+    const names = command.positionals ?? [];
+    if (parsed.positionals.length > names.length) throw new UsageError(`unexpected argument "${parsed.positionals[names.length]}"`);
+    values = { ...(parsed.values as Record<string, string | undefined>), ...Object.fromEntries(names.map((name, i) => [name, parsed.positionals[i]])) };
   } catch (err) {
     if (isParseArgsError(err)) throw new UsageError(err.message);
     throw err;
   }
-  return { command, input: command.parse(values) };
+  return { command, input: command.parse(values), json };
+}
+
+/** TEMPORAL_ADDRESS when set; otherwise that of the running `npm start` of this DATA_DIR, if any; else the default. */
+function temporalAddress(config: Config): string {
+  if (process.env.TEMPORAL_ADDRESS) return config.TEMPORAL_ADDRESS;
+  const state = config.DATABASE_URL ? null : readStackState(config.DATA_DIR);
+  return state && isProcessAlive(state.pid) ? state.temporalAddress : config.TEMPORAL_ADDRESS;
 }
 
 function describeError(err: unknown): string {
@@ -253,12 +445,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   let sequelize: Sequelize | undefined;
+  let connection: Connection | undefined;
   try {
     const config = loadConfig();
     sequelize = createDatabase({ url: resolveLocalDatabaseUrl(config), poolMax: 2 });
-    await migrateToLatest(sequelize);
-    const result = await parsed.command.run(sequelize, parsed.input);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (parsed.command.migrates !== false) await migrateToLatest(sequelize);
+    const tools: Tools = {
+      async temporal() {
+        connection ??= await Connection.connect({ address: temporalAddress(config) });
+        // The worker's payloads are encrypted: the CLI reads and sends them through the same codec.
+        return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(config)) });
+      },
+      progress: (line) => process.stderr.write(`${line}\n`),
+    };
+    const result = await parsed.command.run(sequelize, parsed.input, tools);
+    const human = parsed.command.human as ((result: unknown) => string) | undefined;
+    process.stdout.write(`${!parsed.json && human ? human(result) : JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     if (err instanceof CommandFailed) {
@@ -269,6 +471,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `error: ${describeError(err)}\n`);
     return 1;
   } finally {
+    await connection?.close().catch(() => undefined);
     await sequelize?.close().catch(() => undefined);
   }
 }

@@ -23,7 +23,7 @@ import { loadConfig, requireEncryptionKey } from '../lib/config';
 import { createCryptoBox, generateEncryptionKey } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';
 import { startPaymentSandbox } from '../lib/payment-provider/sandbox';
-import { ACCOUNT_ID } from '../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { freePort } from './lib/free-port';
 import { temporalCliExecutable } from './lib/temporal-binaries';
 
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
     const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false });
     cleanups.unshift(() => pg.stop());
     await pg.createDatabase('commerce_fuzz');
-    const temporalEnv = await TestWorkflowEnvironment.createLocal({ server: { executable: temporalCliExecutable(), searchAttributes: [ACCOUNT_ID] } });
+    const temporalEnv = await TestWorkflowEnvironment.createLocal({ server: { executable: temporalCliExecutable(), searchAttributes: [...SEARCH_ATTRIBUTES] } });
     cleanups.unshift(() => temporalEnv.teardown());
 
     // The payment module's routes need a provider once the fuzzer switches the module on: the built-in sandbox,

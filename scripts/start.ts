@@ -41,7 +41,7 @@ import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
 import { sandboxSecretKey, startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
-import { ACCOUNT_ID } from '../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
 import { mailpitExecutable, provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
@@ -262,9 +262,8 @@ async function startTemporalDevServer(cli: string, options: { port: number; uiPo
     options.dbFilename,
     '--namespace',
     options.namespace,
-    // Registering an attribute the sqlite db already has is accepted, so every start may pass it.
-    '--search-attribute',
-    `${ACCOUNT_ID.name}=${TypedSearchAttributes.toMetadataType(ACCOUNT_ID.type)}`,
+    // Registering an attribute the sqlite db already has is accepted, so every start may pass them.
+    ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`]),
     '--log-format',
     'pretty',
     '--log-level',
@@ -558,7 +557,7 @@ async function main(): Promise<number> {
             uiPort: settings.temporalUiPort,
             dbFilename,
             namespace: config.TEMPORAL_NAMESPACE,
-            searchAttributes: [ACCOUNT_ID],
+            searchAttributes: [...SEARCH_ATTRIBUTES],
             extraArgs: ['--ui-codec-endpoint', uiCodecEndpoint],
             log: { format: 'pretty', level: 'error' },
           },

@@ -1,16 +1,24 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 
 const GRPC_ALREADY_EXISTS = 6;
 
-/** Registers the AccountId keyword attribute on servers that do not have it (the dev server started by npm start does). */
+const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+
+/**
+ * Registers the keyword attributes the workflows use (`AccountId`, `LifecycleState`) that the server does not
+ * have yet (the dev server started by npm start and the tests' have them). Replicas starting together may race:
+ * "already exists" is success.
+ */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  if (existing.customAttributes?.AccountId !== undefined) return;
+  const missing = SEARCH_ATTRIBUTES.filter((key) => existing.customAttributes?.[key.name] === undefined);
+  if (missing.length === 0) return;
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: { AccountId: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD },
+      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, KEYWORD])),
     });
   } catch (err) {
     if ((err as { code?: number }).code !== GRPC_ALREADY_EXISTS) throw err;

@@ -1,5 +1,7 @@
 import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AiGenerationActivities } from '../activities/contracts/ai-generation';
+import type { AiGenerationState } from '../domain/products/states';
+import { lifecycleState } from './lifecycle';
 import { aiGenerationRequested, type AiGenerationOutcome, type AiGenerationTarget } from './messages';
 
 /** Bounded: a provider that keeps failing ends the run as `failed` after this many calls. */
@@ -30,6 +32,7 @@ const { loadAiGenerationRun, applyProductCopy, markAiGenerationFailed } = proxyA
  * as this workflow was closing is still served. Returns one outcome per look ('skipped': nothing reserved).
  */
 export async function aiGeneration(target: AiGenerationTarget): Promise<AiGenerationOutcome[]> {
+  const lifecycle = lifecycleState<AiGenerationState>();
   let requested = true;
   setHandler(aiGenerationRequested, () => {
     requested = true;
@@ -41,21 +44,27 @@ export async function aiGeneration(target: AiGenerationTarget): Promise<AiGenera
     const pending = await loadAiGenerationRun(target);
     if (!pending) {
       outcomes.push('skipped');
+      // Nothing reserved: a run this look follows keeps its outcome.
+      if (outcomes.every((outcome) => outcome === 'skipped')) lifecycle('idle');
       continue;
     }
+    lifecycle('generating');
     try {
       const copy = await generateProductCopy(pending.product);
       await applyProductCopy({ ...target, run: pending.run, copy });
       outcomes.push('completed');
+      lifecycle('completed');
     } catch (err) {
       if (isCancellation(err)) {
         // An operator canceled the workflow: the product must not stay 'generating' forever.
         await CancellationScope.nonCancellable(() => markAiGenerationFailed({ ...target, run: pending.run }));
+        lifecycle('failed');
         throw err;
       }
       if (!(err instanceof ActivityFailure)) throw err;
       await markAiGenerationFailed({ ...target, run: pending.run });
       outcomes.push('failed');
+      lifecycle('failed');
     }
   }
   return outcomes;

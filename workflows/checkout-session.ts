@@ -1,6 +1,8 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/contracts/checkout';
 import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
+import type { CheckoutSessionState } from '../domain/checkout/states';
+import { lifecycleState } from './lifecycle';
 import {
   checkoutCompleted,
   checkoutPaymentSubmitted,
@@ -55,13 +57,17 @@ async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>
  * recovery, not compensation: a paid session cannot be un-paid, so each step retries until it lands.
  */
 export async function checkoutSession(input: CheckoutSessionInput): Promise<CheckoutSessionOutcome> {
+  const lifecycle = lifecycleState<CheckoutSessionState>();
   const state: CheckoutWorkflowState = { step: 'awaiting_payment', status: 'open', currentStep: null };
   let completed = false;
+  // Before the handlers: a payment signal buffered with the start moves it on at once.
+  lifecycle('awaiting_payment');
   setHandler(checkoutStateQuery, () => state);
   setHandler(checkoutPaymentSubmitted, () => {
     if (state.step === 'awaiting_payment') {
       state.step = 'awaiting_confirmation';
       state.status = 'pending_review';
+      lifecycle('pending_review');
     }
   });
   setHandler(checkoutCompleted, () => {
@@ -76,16 +82,19 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
     state.status = status;
     if (status === 'expired' || status === 'failed') {
       state.step = 'expired';
+      lifecycle('expired');
       return 'expired';
     }
     if (status === 'pending_review') {
       state.step = 'awaiting_confirmation';
+      lifecycle('pending_review');
       await condition(() => completed);
     }
   }
 
   state.step = 'fulfilling';
   state.status = 'completed';
+  lifecycle('fulfilling');
   const local = patched(LOCAL_FULFILLMENT_PATCH);
   // A run that began fulfilling before the activities took the spec's spelling goes on under the types it recorded.
   const legacy = !patched(SPEC_SPELLING_PATCH);
@@ -97,5 +106,6 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   }
   state.currentStep = null;
   state.step = 'fulfilled';
+  lifecycle('completed');
   return 'fulfilled';
 }

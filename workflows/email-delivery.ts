@@ -1,6 +1,8 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { EmailActivities } from '../activities/contracts/email';
+import type { EmailDeliveryState } from '../domain/email/states';
 import { EMAIL_SEND_ATTEMPT_MS, EMAIL_SEND_FIRST_RETRY_MS } from './email-timing';
+import { lifecycleState } from './lifecycle';
 import type { EmailDeliveryInput, EmailDeliveryOutcome } from './messages';
 
 /**
@@ -21,12 +23,17 @@ const { markEmailGivenUp } = proxyActivities<EmailActivities>({
 
 /** `email-delivery:<eml>`: sends one buyer e-mail from its sent-log row, or marks it failed. */
 export async function emailDelivery(input: EmailDeliveryInput): Promise<EmailDeliveryOutcome> {
+  const lifecycle = lifecycleState<EmailDeliveryState>();
+  lifecycle('sending');
   try {
     const result = await sendEmail(input);
-    return result === 'already_failed' ? 'failed' : 'sent';
+    const outcome = result === 'already_failed' ? 'failed' : 'sent';
+    lifecycle(outcome);
+    return outcome;
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     await markEmailGivenUp({ ...input, error: (err.cause ?? err).message });
+    lifecycle('failed');
     return 'failed';
   }
 }

@@ -1,5 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { FileActivities } from '../activities/contracts/files';
+import type { FileCleanupState } from '../domain/products/states';
+import { lifecycleState } from './lifecycle';
 import type { FileCleanupInput, FileCleanupOutcome } from './messages';
 
 // Retried without a cap: giving up would leak the blob, and removing it is idempotent.
@@ -13,6 +15,10 @@ const { removeDeletedFileBlob } = proxyActivities<FileActivities>({
  * (a worker restart in between changes nothing), then removes the blob unless the row turns out to exist.
  */
 export async function fileCleanup(input: FileCleanupInput): Promise<FileCleanupOutcome> {
+  const lifecycle = lifecycleState<FileCleanupState>();
+  lifecycle('waiting');
   await sleep(input.delayMs);
-  return removeDeletedFileBlob({ fileId: input.fileId, storageKey: input.storageKey });
+  const outcome = await removeDeletedFileBlob({ fileId: input.fileId, storageKey: input.storageKey });
+  lifecycle(outcome);
+  return outcome;
 }

@@ -1,6 +1,8 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { ManualOrderActivities } from '../activities/contracts/manual-orders';
 import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
+import type { ManualOrderState } from '../domain/manual-orders/states';
+import { lifecycleState } from './lifecycle';
 import type { ManualOrderInput, ManualOrderOutcome } from './messages';
 
 /**
@@ -18,9 +20,12 @@ const steps = proxyActivities<ManualOrderActivities>({
  * Forward recovery only: a confirmed payment is not undone, so each step retries until it lands.
  */
 export async function manualOrder(input: ManualOrderInput): Promise<ManualOrderOutcome> {
+  const lifecycle = lifecycleState<ManualOrderState>();
+  lifecycle('fulfilling');
   // A run that began before the activities took the spec's spelling goes on under the types it recorded.
   const legacy = !patched(SPEC_SPELLING_PATCH);
   const plan = await activityOf(steps, 'planManualOrderFulfillment', legacy)(input);
   for (const step of plan.steps) await activityOf(steps, 'runManualOrderFulfillmentStep', legacy)({ ...input, step });
+  lifecycle('completed');
   return 'fulfilled';
 }

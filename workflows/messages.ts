@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /**
  * The contract between workflows and everything that starts, signals or serves them (API, worker, activities):
@@ -10,6 +10,15 @@ export const DEFAULT_TASK_QUEUE = 'commerce';
 
 /** Lets an operator find every workflow of one workspace in the Temporal UI: `AccountId = "acc_…"`. */
 export const ACCOUNT_ID = defineSearchAttributeKey('AccountId', 'KEYWORD');
+
+/**
+ * Where a tenant workflow is in its life (`awaiting_payment`, `retrying`, `past_due`, …, names from each area's
+ * domain/<area>/states.ts), kept current by the workflow: `AccountId = "acc_…" AND LifecycleState = "retrying"`.
+ */
+export const LIFECYCLE_STATE = defineSearchAttributeKey('LifecycleState', 'KEYWORD');
+
+/** Every custom search attribute the service's workflows use: registered by the worker, npm start and the tests. */
+export const SEARCH_ATTRIBUTES = [ACCOUNT_ID, LIFECYCLE_STATE] as const;
 
 export const SCHEDULE_IDS = {
   maintenancePurge: 'maintenance-purge',
@@ -106,6 +115,18 @@ export interface AttemptRecord {
   attempt: number;
   outcome: AttemptOutcome;
 }
+
+/** What an operator's retry-now did: the attempt it made (or the one already in flight) and its outcome. */
+export interface RetryNowResult {
+  attempt: number;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * Skips the wait before the next attempt and makes it now; answers once that attempt is recorded. Sent while an
+ * attempt is in flight, it answers that attempt's outcome. Rejected (nothing recorded) once the delivery is over.
+ */
+export const retryWebhookDeliveryNow = defineUpdate<RetryNowResult>('retryWebhookDeliveryNow');
 
 export interface WebhookDeliveryResult {
   /** delivered: a 2xx; failed: every attempt failed, dropped; stopped: the endpoint was deleted or disabled. */

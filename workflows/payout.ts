@@ -1,6 +1,7 @@
 import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PayoutActivities } from '../activities/contracts/payouts';
-import { isFinalPayoutState, payoutProgress } from '../domain/payouts/states';
+import { isFinalPayoutState, payoutProgress, type PayoutLifecycleState } from '../domain/payouts/states';
+import { lifecycleState } from './lifecycle';
 import { payoutMoved, payoutStateQuery, type PayoutOutcome, type PayoutWorkflowInput, type PayoutWorkflowState, type PayoutWorkflowStatus } from './messages';
 
 /**
@@ -24,10 +25,15 @@ const provider = proxyActivities<PayoutActivities>({
  * That step is behind `patched`, so histories recorded before it replay unchanged.
  */
 export async function payout(input: PayoutWorkflowInput): Promise<PayoutOutcome> {
+  const lifecycle = lifecycleState<PayoutLifecycleState>();
   const state: PayoutWorkflowState = { status: 'pending' };
+  lifecycle(state.status);
   const follow = (status: PayoutWorkflowStatus) => {
     // Only forward in the state machine's order, so a late or repeated signal changes nothing.
-    if (payoutProgress(status) > payoutProgress(state.status)) state.status = status;
+    if (payoutProgress(status) > payoutProgress(state.status)) {
+      state.status = status;
+      lifecycle(status);
+    }
   };
   setHandler(payoutStateQuery, () => state);
   setHandler(payoutMoved, ({ status }) => follow(status));

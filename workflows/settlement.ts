@@ -1,5 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/contracts/payouts';
+import type { SettlementState } from '../domain/payouts/states';
+import { lifecycleState } from './lifecycle';
 import type { SettlementInput, SettlementResult } from './messages';
 
 /**
@@ -18,7 +20,11 @@ const steps = proxyActivities<SettlementActivities>({
  */
 export async function settlement(input: SettlementInput): Promise<SettlementResult> {
   // Measured by the database that stamped the credit, so a clock apart from Temporal's cannot shift it.
+  const lifecycle = lifecycleState<SettlementState>();
+  lifecycle('pending');
   const { waitMs } = await steps.scheduleSettlement(input);
   if (waitMs > 0) await sleep(waitMs);
-  return steps.settleCheckoutCredit(input);
+  const result = await steps.settleCheckoutCredit(input);
+  lifecycle('settled');
+  return result;
 }

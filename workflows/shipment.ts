@@ -1,5 +1,7 @@
 import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ShippingActivities } from '../activities/contracts/shipping';
+import type { ShipmentState } from '../domain/shipping/states';
+import { lifecycleState } from './lifecycle';
 import { shipmentWaybillAssigned, type ShipmentOutcome, type ShipmentWorkflowInput } from './messages';
 
 /**
@@ -24,26 +26,40 @@ const WAYBILL_CHECKS = 30;
  * merchant's cancel (or a partner event) ends the schedule early.
  */
 export async function shipment(input: ShipmentWorkflowInput): Promise<ShipmentOutcome> {
+  const lifecycle = lifecycleState<ShipmentState>();
   let nudged = false;
   setHandler(shipmentWaybillAssigned, () => {
     nudged = true;
   });
 
+  lifecycle('booking');
   const booking = await steps.bookShipment(input);
-  if (booking.state === 'cancelled') return 'cancelled';
+  if (booking.state === 'cancelled') {
+    lifecycle('cancelled');
+    return 'cancelled';
+  }
 
   for (let check = 0; check <= WAYBILL_CHECKS; check += 1) {
     // Cleared before the look, so a nudge that arrives while it runs is not lost.
     nudged = false;
     if ((await steps.renderShipmentLabel(input)) !== 'no_waybill') break;
+    lifecycle('awaiting_waybill');
     await condition(() => nudged, WAYBILL_CHECK);
   }
 
-  if (!booking.schedule) return 'booked';
+  if (!booking.schedule) {
+    lifecycle('booked');
+    return 'booked';
+  }
+  lifecycle('in_transit');
   for (const step of booking.schedule) {
     await sleep(step.afterMs);
     const status = await steps.advanceLocalShipment({ ...input, partnerStatus: step.partnerStatus });
-    if (status === 'cancelled' || status === 'returned') return status;
+    if (status === 'cancelled' || status === 'returned') {
+      lifecycle(status);
+      return status;
+    }
   }
+  lifecycle('delivered');
   return 'delivered';
 }

@@ -1,6 +1,7 @@
 import { condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../activities/contracts/subscriptions';
-import { subscriptionPhase } from '../domain/subscriptions/states';
+import { subscriptionPhase, type SubscriptionLifecycleState } from '../domain/subscriptions/states';
+import { lifecycleState } from './lifecycle';
 import {
   subscriptionChanged,
   subscriptionClockAdvanced,
@@ -43,6 +44,7 @@ const steps = proxyLocalActivities<SubscriptionActivities>({
  * so a ten-year subscription keeps a history of one cycle.
  */
 export async function subscription(input: SubscriptionWorkflowInput): Promise<SubscriptionOutcome> {
+  const lifecycle = lifecycleState<SubscriptionLifecycleState>();
   const state: SubscriptionWorkflowState = { status: 'starting', phase: 'starting', nextAt: null, lastStep: null };
   let woken = false;
   let clockAckOwed = input.clockAckOwed ?? true;
@@ -92,6 +94,7 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
   /** Rests in the phase `result` left: until its next step's time (set by the clock alone on a test clock) or a signal. */
   async function rest(result: SubscriptionStepResult): Promise<void> {
     state.status = result.status;
+    lifecycle(result.status);
     state.phase = subscriptionPhase(result);
     state.nextAt = result.nextAt;
     if (clockAckOwed) await acknowledge(result);
@@ -111,6 +114,7 @@ export async function subscription(input: SubscriptionWorkflowInput): Promise<Su
   }
   // Canceled: at once, at the period end, or by dunning's final action.
   state.status = 'canceled';
+  lifecycle('canceled');
   state.phase = 'canceled';
   if (clockAckOwed) await acknowledge(result);
   return 'canceled';

@@ -1,5 +1,7 @@
 import { condition, getExternalWorkflowHandle, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { TestClockActivities } from '../activities/contracts/subscriptions';
+import type { TestClockState } from '../domain/test-clocks/states';
+import { lifecycleState } from './lifecycle';
 import { subscriptionClockAdvanced, testClockAdvanceRequested, testClockSubscriptionCaughtUp, workflowIds, type TestClockInput } from './messages';
 
 const steps = proxyActivities<TestClockActivities>({
@@ -18,6 +20,7 @@ const NOT_STARTED_TRIES = 120;
  * then sets the clock back to `ready`. An advance accepted while this run is finishing is played by the same run.
  */
 export async function testClock(input: TestClockInput): Promise<void> {
+  const lifecycle = lifecycleState<TestClockState>();
   let requested = false;
   const caughtUp = new Map<string, number>();
   setHandler(testClockAdvanceRequested, () => {
@@ -53,8 +56,10 @@ export async function testClock(input: TestClockInput): Promise<void> {
     const advance = await steps.beginTestClockAdvance(clock);
     if (advance === null) continue;
     const { frozenTime, subscriptionIds } = advance;
+    lifecycle('advancing');
     await Promise.all(subscriptionIds.map((id) => tell(id, frozenTime)));
     await condition(() => subscriptionIds.every((id) => isCaughtUp(id, frozenTime)));
     await steps.finishTestClockAdvance({ ...clock, frozenTime });
+    lifecycle('ready');
   }
 }

@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { readActiveKey } from '../../db/api-keys';
 import { ApiKey, type Environment, type KeyAccess } from '../../db/models';
 import { audit } from '../../db/outbox';
@@ -224,3 +224,27 @@ export function createApiKeyService(deps: Pick<ServiceDeps, 'sequelize' | 'confi
 }
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+
+/**
+ * An operator's revoke (`npm run cli -- keys revoke key_…`): by id in any workspace, audited with no actor and
+ * `source: "cli"`. The API processes hear of it through the revocation trigger's notification, as they do of a
+ * revoke through the API; revoking a revoked key changes nothing.
+ */
+export async function revokeKeyAsOperator(sequelize: Sequelize, id: string) {
+  const key = await sequelize.transaction(async (transaction) => {
+    const key = await ApiKey.findOne({ where: { id }, lock: transaction.LOCK.UPDATE, transaction });
+    if (!key) throw notFound('API key');
+    if (!key.revokedAt) {
+      await key.update({ revokedAt: new Date() }, { transaction });
+      await audit(transaction, { accountId: key.accountId, environment: key.environment }, {
+        action: 'api_key.revoked',
+        actorApiKeyId: null,
+        targetType: 'api_key',
+        targetId: key.id,
+        data: { source: 'cli' },
+      });
+    }
+    return key;
+  });
+  return toApiKeyDto(key);
+}

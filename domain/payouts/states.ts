@@ -21,3 +21,14 @@ export function payoutProgress(status: PayoutState): number {
   if (isFinalPayoutState(status)) return Infinity;
   return status === 'pending' ? 0 : 1 + payoutProgress(PAYOUT_MOVE_FROM[status]);
 }
+
+/**
+ * A payout workflow's `LifecycleState`: the payout's status as the workflow last followed it (`pending`,
+ * `in_transit`, then `paid`, `failed` or `cancelled`, document 2's spelling).
+ */
+export type PayoutLifecycleState = PayoutState;
+
+/** A settlement's `LifecycleState`: `pending` until the settlement delay has passed, then `settled`. */
+export const SETTLEMENT_STATES = ['pending', 'settled'] as const;
+
+export type SettlementState = (typeof SETTLEMENT_STATES)[number];

@@ -41,3 +41,10 @@ export function subscriptionPhase(result: Pick<SubscriptionStepResult, 'status' 
       return 'canceled';
   }
 }
+
+/**
+ * A subscription workflow's `LifecycleState`: the subscription's status (document 2: `trialing`, `active`,
+ * `past_due`, `paused`, `unpaid`, `canceled`) as the workflow rests in it, so an operator finds every
+ * subscription in dunning with `LifecycleState = "past_due"`.
+ */
+export type SubscriptionLifecycleState = SubscriptionStepResult['status'];

@@ -17,6 +17,7 @@ import { auditActor, type AuthContext } from '../auth-context';
 import { enforcePlanCap } from '../plan-caps';
 import type { ServiceDeps } from '../service-deps';
 import type { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './inputs';
+import { retryDeliveryNow } from './retry';
 
 export const REDACTED_SECRET = `${SECRET_PREFIX}***`;
 
@@ -289,6 +290,18 @@ export function createWebhookEndpointService({
       const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), attributes: ['id'] });
       if (!endpoint) throw notFound('Webhook endpoint');
       return listPage(sequelize, WebhookDeliveryAttempt, { tenant: auth, where: { endpointId: id }, page, idPrefix: 'wha', toDto: toAttemptDto });
+    },
+
+    /**
+     * Retries the delivery of `eventId` to this endpoint now, skipping the rest of its wait: the endpoint and the
+     * delivery (its log) are the caller's tenant's, or 404.
+     */
+    async retryDelivery(auth: AuthContext, id: string, eventId: string) {
+      const endpoint = await WebhookEndpoint.findOne({ where: scoped(auth, id), attributes: ['id'] });
+      if (!endpoint) throw notFound('Webhook endpoint');
+      const logged = await WebhookDeliveryAttempt.findOne({ where: { ...tenantWhere(auth), endpointId: id, eventId }, attributes: ['id'] });
+      if (!logged) throw notFound('Webhook delivery');
+      return retryDeliveryNow(temporal, auth, { endpointId: id, eventId });
     },
 
     /** A synthetic `evt_test_` event to this endpoint alone, through the same delivery workflow as real events. */

@@ -2,3 +2,5 @@
 export { claimEventsForFanOut, loadEndpointForAttempt, recordAttempt } from './deliveries';
 export { createWebhookEndpointService } from './endpoints';
 export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody } from './inputs';
+export { deliveryTenant, parseDeliveryWorkflowId, retryDeliveryNow, type DeliveryRetried } from './retry';
+export { WEBHOOK_DELIVERY_STATES, type WebhookDeliveryState } from './states';

@@ -21,7 +21,7 @@ import { insertLicense } from '../fixtures/licenses';
 import { insertManualOrder } from '../fixtures/manual-orders';
 import { insertPayoutRow } from '../fixtures/payouts';
 import { insertReferralLink } from '../fixtures/referrals';
-import { insertWebhookEndpoint } from '../fixtures/webhooks';
+import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
 import { http, useTestApi } from '../helpers/context';
 
 // Every authenticated route with an id in its path, taken from the served OpenAPI document, is called with
@@ -40,6 +40,8 @@ interface Owned {
   fileId: string;
   apiKeyId: string;
   webhookEndpointId: string;
+  /** An event in the delivery log of `webhookEndpointId`. */
+  webhookEventId: string;
   portfolioItemId: string;
   testimonialId: string;
   certificationId: string;
@@ -85,6 +87,7 @@ const PROBES: Record<string, Probe> = {
     methods: { get: null, patch: { description: 'Taken over', rotateSecret: true }, delete: null },
   },
   '/v1/payment/webhook-endpoints/{id}/deliveries': { params: (o) => ({ id: o.webhookEndpointId }), methods: { get: null } },
+  '/v1/payment/webhook-endpoints/{id}/deliveries/{eventId}/retry': { params: (o) => ({ id: o.webhookEndpointId, eventId: o.webhookEventId }), methods: { post: null } },
   '/v1/payment/webhook-endpoints/{id}/test': { params: (o) => ({ id: o.webhookEndpointId }), methods: { post: null } },
   '/v1/blog-posts/{id}': { params: (o) => ({ id: o.blogPostId }), methods: { get: null, patch: { title: 'Taken over' }, delete: null } },
   '/v1/discount-codes/{id}': { params: (o) => ({ id: o.discountCodeId }), methods: { get: null, patch: { description: 'Taken over' }, delete: null } },
@@ -199,11 +202,13 @@ beforeAll(async () => {
   const [apiKeyId] = await insertApiKeys(owner, 1);
   const customerId = (await insertCustomer(owner)).id;
   const plans = await insertPlanWithPrice(owner);
+  const webhookEndpoint = (await insertWebhookEndpoint(owner)).row;
   owned = {
     productId,
     fileId: (await insertProductFile(owner, productId)).id,
     apiKeyId: apiKeyId!,
-    webhookEndpointId: (await insertWebhookEndpoint(owner)).row.id,
+    webhookEndpointId: webhookEndpoint.id,
+    webhookEventId: (await insertDeliveryAttempt(webhookEndpoint, { status: 'retry_scheduled' })).eventId,
     portfolioItemId: await insertCredibilityItem(t.ctx.sequelize, 'portfolio_items', owner),
     testimonialId: await insertCredibilityItem(t.ctx.sequelize, 'testimonials', owner),
     certificationId: await insertCredibilityItem(t.ctx.sequelize, 'certifications', owner),
@@ -241,9 +246,9 @@ describe('ids of another workspace or environment', () => {
 
   it('probes real rows: every id filled in belongs to A’s test environment', async () => {
     const rows = Object.values(await snapshot(owner.accountId, owner.secretKey)).flat();
-    // Licences are addressed by their key.
+    // Licences are addressed by their key, a webhook delivery by the event of its log rows.
     for (const id of Object.values(owned)) {
-      expect({ id, environment: rows.find((r) => r.id === id || r.key === id)?.environment }).toEqual({ id, environment: 'test' });
+      expect({ id, environment: rows.find((r) => r.id === id || r.key === id || r.event_id === id)?.environment }).toEqual({ id, environment: 'test' });
     }
   });
 

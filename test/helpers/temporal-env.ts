@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment, type DevServerConfig, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { temporalCliExecutable, testServerExecutable } from '../../scripts/lib/temporal-binaries';
-import { ACCOUNT_ID } from '../../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
 import { testDataConverter } from './temporal-codec';
 
 export type SearchAttributeKeys = NonNullable<DevServerConfig['searchAttributes']>;
@@ -26,7 +26,7 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
 export function createDevServerEnv(
   opts: LocalTestWorkflowEnvironmentOptions & { searchAttributes?: SearchAttributeKeys } = {},
 ): Promise<TestWorkflowEnvironment> {
-  const { searchAttributes = [ACCOUNT_ID], ...rest } = opts;
+  const { searchAttributes = [...SEARCH_ATTRIBUTES], ...rest } = opts;
   return TestWorkflowEnvironment.createLocal({
     ...rest,
     server: { executable: temporalCliExecutable(), searchAttributes, ...rest.server },

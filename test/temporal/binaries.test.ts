@@ -46,8 +46,9 @@ describe('Temporal CLI dev server', () => {
     expect(info.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('has the AccountId keyword search attribute registered', async () => {
+  it('has the AccountId and LifecycleState keyword search attributes registered', async () => {
     const { customAttributes } = await env!.connection.operatorService.listSearchAttributes({ namespace: 'default' });
     expect(customAttributes?.AccountId).toBe(encodeSearchAttributeIndexedValueType(SearchAttributeType.KEYWORD));
+    expect(customAttributes?.LifecycleState).toBe(encodeSearchAttributeIndexedValueType(SearchAttributeType.KEYWORD));
   });
 });

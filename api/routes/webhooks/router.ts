@@ -8,6 +8,8 @@ import {
   TestEventSent,
   UpdateWebhookEndpointBody,
   WebhookDeliveryAttempt,
+  WebhookDeliveryParams,
+  WebhookDeliveryRetried,
   WebhookEndpoint,
   WebhookEndpointIdParams,
 } from './schemas';
@@ -77,6 +79,16 @@ export function webhookEndpointsRouter(deps: RouteDeps) {
       response: z.array(WebhookDeliveryAttempt),
       paginated: true,
       handler: async ({ auth, params, query }) => service.listDeliveries(auth, params.id, query),
+    })
+    .add({
+      method: 'post',
+      path: '/:id/deliveries/:eventId/retry',
+      summary: 'Retry the delivery of an event to this endpoint now, skipping the rest of its wait; answers the attempt made',
+      access: 'secret',
+      params: WebhookDeliveryParams,
+      response: WebhookDeliveryRetried,
+      errors: ['INVALID_STATE'],
+      handler: async ({ auth, params }) => ({ data: await service.retryDelivery(auth, params.id, params.eventId) }),
     })
     .add({
       method: 'post',

@@ -5,6 +5,11 @@ export { CreateWebhookEndpointBody, SendTestEventBody, UpdateWebhookEndpointBody
 
 export const WebhookEndpointIdParams = z.object({ id: pathId });
 
+export const WebhookDeliveryParams = z.object({
+  id: pathId,
+  eventId: pathId.meta({ description: 'The event whose delivery to this endpoint is retried (`eventId` of its delivery log rows).' }),
+});
+
 export const WebhookEndpoint = z
   .object({
     id: z.string().meta({ example: 'whe_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }),
@@ -42,3 +47,16 @@ export const WebhookDeliveryAttempt = z
 export const TestEventSent = z
   .object({ id: z.string().meta({ example: 'evt_test_01JD4X7V1QZ8N6Y3K2M5P9R0TS' }), accountId: z.string(), type: z.string(), endpointId: z.string(), createdAt: Timestamp })
   .meta({ id: 'WebhookTestEventSent' });
+
+export const WebhookDeliveryRetried = z
+  .object({
+    accountId: z.string(),
+    endpointId: z.string(),
+    eventId: z.string(),
+    attempt: z.number().int().meta({ description: 'The attempt this retry made (or the one already in flight when it came).' }),
+    outcome: z.enum(['succeeded', 'failed', 'endpoint_gone', 'endpoint_disabled']),
+    status: z
+      .enum(['retrying', 'delivered', 'failed', 'stopped'])
+      .meta({ description: 'The delivery after the attempt: retrying (the next attempt waits its delay from now), delivered, failed (dropped after its last attempt) or stopped (endpoint gone or disabled).' }),
+  })
+  .meta({ id: 'WebhookDeliveryRetried' });

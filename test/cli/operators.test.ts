@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { emit } from '../../db/outbox';
+import { ApiKey, AuditLog, WebhookDeliveryAttempt } from '../../db/models';
+import { recordWorkflowStart } from '../../db/workflow-starts';
+import { insertEmailMessage, recordEmailAttemptFailure } from '../../db/email-messages';
+import { loadConfig } from '../../lib/config';
+import { createWebhookAgent } from '../../lib/webhooks/send';
+import { tsxNodeArgs } from '../../scripts/lib/local-stack';
+import { LIFECYCLE_STATE, workflowIds } from '../../workflows/messages';
+import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
+import { tenantOf } from '../fixtures/workspaces';
+import { http, useTestApi, type TestApi } from '../helpers/context';
+import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
+import { waitFor } from '../helpers/wait';
+import { startTestWorker, type RunningWorker } from '../helpers/worker';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'scripts/cli.ts');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real CLI, as `npm run cli` runs it, against the suite's database and Temporal (their variables are in the environment). */
+function runCli(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...tsxNodeArgs(CLI), ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The one JSON value `--json` prints. */
+async function json<T = unknown>(args: string[]): Promise<T> {
+  const result = await runCli([...args, '--json']);
+  if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
+  const lines = result.stdout.split('\n').filter((l) => l !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as T;
+}
+
+async function human(args: string[]): Promise<string> {
+  const result = await runCli(args);
+  if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
+  return result.stdout;
+}
+
+const t = useTestApi();
+// Each CLI run is a Node process that compiles the CLI through tsx: seconds each on a loaded machine.
+jest.setTimeout(300_000);
+
+describe('workspace list|show, keys list|revoke', () => {
+  it('lists workspaces newest first and shows one by slug or id, with its keys, for a person and as JSON', async () => {
+    const ws = await t.ctx.createWorkspace({ plan: 'pro' });
+    const list = await json<Array<{ accountId: string; plan: string }>>(['workspace', 'list', '--limit', '1000']);
+    expect(list.find((w) => w.accountId === ws.accountId)).toMatchObject({ accountId: ws.accountId, slug: ws.slug, plan: 'pro' });
+    expect(await human(['workspace', 'list', '--limit', '1000'])).toMatch(new RegExp(`^${ws.accountId}\\s+${ws.slug}\\s+pro`, 'm'));
+
+    const shown = await json<{ accountId: string; apiKeys: Array<{ environment: string; access: string; revokedAt: string | null }> }>(['workspace', 'show', ws.slug!]);
+    expect(shown).toMatchObject({ accountId: ws.accountId, plan: 'pro', modules: { fulfillment: false, payment: false } });
+    expect(shown.apiKeys.map((k) => `${k.environment}/${k.access}`).sort()).toEqual(['live/publishable', 'live/secret', 'test/publishable', 'test/secret']);
+    const text = await human(['workspace', 'show', ws.accountId]);
+    expect(text).toContain(`(${ws.accountId})`);
+    expect(text).toMatch(/^key_\S+\s+.*\s+live\s+secret\s+sk_live_/m);
+    // Never a key's value.
+    expect(text).not.toContain(ws.secretKey);
+
+    const missing = await runCli(['workspace', 'show', 'no-such-workspace']);
+    expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(missing.stderr).toMatch(/Workspace no-such-workspace not found/);
+    expect((await runCli(['workspace', 'show'])).code).toBe(2);
+  });
+
+  it('lists a workspace’s keys of one environment and revokes one: the API refuses it at once, the revoke audited', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const live = await json<Array<{ id: string; environment: string; access: string }>>(['keys', 'list', '--account', ws.slug!, '--environment', 'live']);
+    expect(live.map((k) => `${k.environment}/${k.access}`).sort()).toEqual(['live/publishable', 'live/secret']);
+
+    const [testSecret] = await json<Array<{ id: string }>>(['keys', 'list', '--account', ws.accountId, '--environment', 'test']).then((keys) =>
+      keys.filter((k) => (k as { access?: string }).access === 'secret'),
+    );
+    expect((await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: ws.secretKey })).status).toBe(200);
+    expect(await human(['keys', 'revoke', testSecret!.id])).toMatch(new RegExp(`^Revoked ${testSecret!.id} `));
+    expect((await ApiKey.findByPk(testSecret!.id))?.revokedAt).toEqual(expect.any(Date));
+    await waitFor(async () => (await http(t.api.baseUrl, 'GET', '/api/v1/account/api-keys', { key: ws.secretKey })).status === 401);
+    expect(await AuditLog.findOne({ where: { accountId: ws.accountId, action: 'api_key.revoked', targetId: testSecret!.id } })).toMatchObject({ actorApiKeyId: null });
+    // Again: nothing changes, still answered.
+    expect(await json(['keys', 'revoke', testSecret!.id])).toMatchObject({ id: testSecret!.id, revokedAt: expect.any(String) });
+    expect((await runCli(['keys', 'revoke', 'key_01JD4X7V1QZ8N6Y3K2M5P9R0TS'])).code).toBe(1);
+    expect((await runCli(['keys', 'revoke', 'not-a-key'])).code).toBe(2);
+  });
+});
+
+describe('migrate status', () => {
+  it('reports every migration applied and none pending, without applying anything', async () => {
+    const status = await json<{ applied: string[]; pending: string[] }>(['migrate', 'status']);
+    expect(status.pending).toEqual([]);
+    expect(status.applied.length).toBeGreaterThan(10);
+    expect(await human(['migrate', 'status'])).toContain('pending (0):');
+  });
+});
+
+describe('stuck', () => {
+  it('lists starts not made, events not relayed, deliveries and e-mails failing, with age and workflow id; progress on stderr', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const tenant = tenantOf(ws);
+    const fileId = `file_${randomUUID().replace(/-/g, '')}`;
+    const eventId = await t.ctx.sequelize.transaction(async (tx) => {
+      await recordWorkflowStart(tx, tenant, { workflowType: 'fileCleanup', workflowId: workflowIds.fileCleanup(fileId), args: { fileId, storageKey: 'nowhere', delayMs: 3_600_000 } });
+      return (await emit(tx, tenant, 'service.product.created.v1', { object: 'product' })).id;
+    });
+    const emailId = await t.ctx.sequelize.transaction((tx) =>
+      insertEmailMessage(tx, tenant, { kind: 'receipt', businessKey: randomUUID(), messageId: `<${randomUUID()}@test>`, toAddress: 'buyer@example.com', subject: 'Receipt', body: 'sealed' }),
+    );
+    await recordEmailAttemptFailure(t.ctx.sequelize, tenant, emailId!, 'connect ECONNREFUSED');
+    const endpoint = (await insertWebhookEndpoint(ws)).row;
+    const first = await insertDeliveryAttempt(endpoint, { status: 'retry_scheduled', statusCode: 503, error: 'HTTP 503', createdAt: new Date(Date.now() - 3 * 3_600_000) } as never);
+    await insertDeliveryAttempt(endpoint, { eventId: first.eventId, attempt: 2, status: 'retry_scheduled', statusCode: 503, error: 'HTTP 503', nextAttemptAt: new Date(Date.now() + 3_600_000) });
+    // A delivery that went through is not stuck.
+    await insertDeliveryAttempt(endpoint);
+
+    const result = await runCli(['stuck', '--limit', '10000', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^delivery: \d+ found$/m);
+    const mine = (JSON.parse(result.stdout) as Array<{ kind: string; accountId: string }>).filter((item) => item.accountId === ws.accountId);
+    expect(mine).toEqual([
+      expect.objectContaining({ kind: 'start', workflowId: workflowIds.fileCleanup(fileId), ageSeconds: expect.any(Number) }),
+      expect.objectContaining({ kind: 'event', id: eventId, workflowId: null }),
+      expect.objectContaining({ kind: 'delivery', id: `${first.eventId}:${endpoint.id}`, workflowId: workflowIds.webhookDelivery(first.eventId, endpoint.id), detail: expect.stringContaining('attempt 2 failed (HTTP 503)') }),
+      expect.objectContaining({ kind: 'email', id: emailId, workflowId: workflowIds.emailDelivery(emailId!), detail: expect.stringContaining('ECONNREFUSED') }),
+    ]);
+    // The delivery's age counts from its first failed attempt, three hours ago.
+    expect(mine[2]).toMatchObject({ ageSeconds: expect.any(Number) });
+    expect((mine[2] as unknown as { ageSeconds: number }).ageSeconds).toBeGreaterThanOrEqual(3 * 3_600 - 60);
+
+    const text = await human(['stuck', '--limit', '10000']);
+    expect(text).toMatch(new RegExp(`^delivery\\s+3h \\d+[ms]\\s+${ws.accountId}\\s+test\\s+${workflowIds.webhookDelivery(first.eventId, endpoint.id)}`, 'm'));
+  });
+});
+
+describe('webhooks retry', () => {
+  let receiver: HttpsReceiver;
+  let worker: RunningWorker;
+  let api: TestApi;
+  let agent: ReturnType<typeof createWebhookAgent>;
+  let healthy = false;
+
+  beforeAll(async () => {
+    const certs = await createTestCertificates();
+    receiver = await startHttpsReceiver(certs);
+    receiver.respond(() => (healthy ? 200 : 503));
+    agent = createWebhookAgent({ ca: certs.caCert });
+    const taskQueue = `cli-webhooks-${process.pid}-${Date.now()}`;
+    const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_RETRY_SCHEDULE: '1h' };
+    api = await t.ctx.startApi(env);
+    worker = await startTestWorker(t.ctx.sequelize, taskQueue, { webhookAgent: agent, config: loadConfig({ ...process.env, ...env }) });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await receiver?.close();
+    agent?.destroy();
+  });
+
+  it('finds a failing delivery by LifecycleState and retries it from the CLI once the endpoint is fixed', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const created = await http<{ data: { id: string } }>(api.baseUrl, 'POST', '/api/v1/payment/webhook-endpoints', { key: ws.secretKey, body: { url: receiver.url('/cli') } });
+    const sent = await http<{ data: { id: string } }>(api.baseUrl, 'POST', `/api/v1/payment/webhook-endpoints/${created.body.data.id}/test`, { key: ws.secretKey });
+    const workflowId = workflowIds.webhookDelivery(sent.body.data.id, created.body.data.id);
+
+    const query = `AccountId = "${ws.accountId}" AND LifecycleState = "retrying"`;
+    const found = await waitFor(async () => {
+      const ids: string[] = [];
+      for await (const run of t.ctx.temporal.workflow.list({ query })) ids.push(run.workflowId);
+      return ids.length > 0 && ids;
+    });
+    expect(found).toEqual([workflowId]);
+
+    healthy = true;
+    const result = await runCli(['webhooks', 'retry', workflowId]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`Attempt 2 of ${sent.body.data.id} to ${created.body.data.id}: succeeded. The delivery is delivered.\n`);
+    expect(result.stderr).toMatch(/retrying the delivery/);
+    expect((await t.ctx.temporal.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(LIFECYCLE_STATE)).toBe('delivered');
+    const rows = await WebhookDeliveryAttempt.findAll({ where: { eventId: sent.body.data.id }, order: [['id', 'ASC']] });
+    expect(rows.map((r) => [r.attempt, r.status, r.nextAttemptAt?.getTime() ?? null])).toEqual([
+      [1, 'retry_scheduled', rows[1]!.scheduledAt.getTime()],
+      [2, 'succeeded', null],
+    ]);
+
+    // Over now: refused, exit 1.
+    const again = await runCli(['webhooks', 'retry', workflowId, '--json']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/INVALID_STATE/);
+    expect((await runCli(['webhooks', 'retry', 'webhook-delivery:nonsense'])).code).toBe(2);
+  });
+});
