@@ -109,6 +109,10 @@ async function main(): Promise<number> {
       `http://127.0.0.1:${port}/api/openapi.json`,
       '--header',
       `Authorization: Bearer ${workspace.secretKey}`,
+      // The document declares X-Account-Id on every keyed operation; a generated value names no workspace of the key,
+      // so every such request would be refused 403 before the route ran.
+      '--header',
+      `X-Account-Id: ${workspace.accountId}`,
       '--phases',
       'examples,coverage,fuzzing,stateful',
       '--mode',
