@@ -199,10 +199,13 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   });
 
   // The amount is typed in the currency's whole units (12.50), as the page shows money; empty refunds what is left.
+  // The form says how much was refunded when it was shown: sent twice, it refunds once (no Idempotency-Key here).
   post('/checkouts/:id/refund', async (req, res) => {
     const { auth } = identityOf(req);
     const id = String(req.params.id);
     const session = await services.checkoutSessions.retrieve(auth, id);
+    const refundedBefore = Number(formField(req, 'refundedBefore'));
+    if (!Number.isSafeInteger(refundedBefore) || refundedBefore < 0) throw new AppError('VALIDATION_ERROR', 'refundedBefore: the form is incomplete; open the page again');
     const form = { amount: (formField(req, 'amount') ?? '').trim(), reason: (formField(req, 'reason') ?? '').trim() };
     const amount = form.amount === '' ? undefined : smallestUnits(form.amount, session.currency);
     if (amount === null) return checkoutPage(req, res, { status: 400, form, fieldErrors: { amount: `Type an amount like ${majorUnits(session.amount, session.currency)}` } });
@@ -212,10 +215,11 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
       return checkoutPage(req, res, { status: 400, form, fieldErrors });
     }
     try {
-      await services.checkoutSessions.refund(auth, id, parsed.data);
+      await services.checkoutSessions.refund(auth, id, parsed.data, undefined, { refundedAmount: refundedBefore });
     } catch (err) {
-      // A refusal about the amount (more than is left) is shown beside the field.
+      // A refusal about the amount (more than is left), or a form sent again after its refund, is shown beside the field.
       if (err instanceof AppError && err.code === 'VALIDATION_ERROR') return checkoutPage(req, res, { status: 400, form, fieldErrors: { amount: err.message } });
+      if (err instanceof AppError && err.code === 'INVALID_STATE') return checkoutPage(req, res, { status: 409, form, fieldErrors: { amount: err.message } });
       throw err;
     }
     res.redirect(303, `${req.baseUrl}/checkouts/${id}?notice=refunded`);

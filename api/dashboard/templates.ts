@@ -171,7 +171,7 @@ export const CHECKOUT = `<p class="crumbs"><a href="{{base}}/checkouts">Checkout
 {{#if refundable}}<div class="panel">
 <h2>Refund</h2>
 <p>{{money remaining session.currency}} can still be refunded. Leave the amount empty to refund all of it.</p>
-<form method="post" action="{{base}}/checkouts/{{session.id}}/refund" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}
+<form method="post" action="{{base}}/checkouts/{{session.id}}/refund" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}<input type="hidden" name="refundedBefore" value="{{session.amountRefunded}}">
 <div class="field"><label for="refund-amount">Amount ({{session.currency}})</label>
 <input id="refund-amount" name="amount" inputmode="decimal" placeholder="{{remainingText}}" value="{{form.amount}}"{{#if fieldErrors.amount}} aria-invalid="true" aria-describedby="refund-amount-error"{{/if}}>
 {{#if fieldErrors.amount}}<span class="field-error" id="refund-amount-error">{{fieldErrors.amount}}</span>{{/if}}</div>

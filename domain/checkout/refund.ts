@@ -27,6 +27,14 @@ export function toCheckoutRefundDto(refund: CheckoutRefund) {
 export type CheckoutRefundDto = ReturnType<typeof toCheckoutRefundDto>;
 
 /**
+ * What the merchant saw when asking for a refund (the dashboard's form, which has no Idempotency-Key): the refund
+ * runs only while the session's refunded amount is still that, so a form sent twice refunds once.
+ */
+export interface RefundSeen {
+  refundedAmount: number;
+}
+
+/**
  * Refunds part or all of what is left of a completed session, under the session's row lock, so concurrent refunds
  * queue and their sum never exceeds the amount (the table's CHECK holds it too). In the same transaction the
  * balance gives the amount back: first from what is still pending of this session, the rest from available, which
@@ -44,12 +52,16 @@ export async function refundCheckoutSession(
   sessionId: string,
   input: RefundCheckoutSessionBody,
   idempotencyKey?: string,
+  seen?: RefundSeen,
 ): Promise<{ refund: CheckoutRefund; session: CheckoutSession }> {
   const tenant = tenantWhere(auth);
   return sequelize.transaction(async (tx) => {
     const session = await CheckoutSession.findOne({ where: { id: sessionId, ...tenant }, lock: tx.LOCK.UPDATE, transaction: tx });
     if (!session) throw notFound('Checkout session');
     if (session.status !== 'completed') throw invalidState(`This checkout session is ${session.status}; only a completed session can be refunded`);
+    if (seen && session.refundedAmount !== seen.refundedAmount) {
+      throw invalidState('This checkout session was refunded since the form was opened; nothing was refunded now. Check its refunds before refunding again');
+    }
     const remaining = session.amount - session.refundedAmount;
     if (remaining === 0) throw invalidState('This checkout session is fully refunded');
     const amount = input.amount ?? remaining;

@@ -11,7 +11,7 @@ import { insertCheckoutSession, MAX_CHECKOUT_LIFETIME_MS } from './create';
 import { toCheckoutSessionDto, type CheckoutSessionDto } from './dto';
 import type { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';
 import { buyerStatus, toPublicCheckoutSessionDto, type PublicCheckoutSessionDto } from './public-view';
-import { refundCheckoutSession, toCheckoutRefundDto, type CheckoutRefundDto } from './refund';
+import { refundCheckoutSession, toCheckoutRefundDto, type CheckoutRefundDto, type RefundSeen } from './refund';
 import { salesByDay, type SalesSeries } from './sales';
 import { completeCheckoutSession, payCheckoutSession, type SessionSourceSettler } from './transitions';
 
@@ -158,8 +158,8 @@ export function createCheckoutSessionService(deps: Pick<ServiceDeps, 'sequelize'
     },
 
     /** The refund, with the session as it stands after it (its `amountRefunded`). `idempotencyKey`: the request's, which makes a provider refund safe to retry. */
-    async refund(auth: AuthContext, id: string, input: RefundCheckoutSessionBody, idempotencyKey?: string): Promise<CheckoutRefundDto & { checkoutSession: CheckoutSessionDto }> {
-      const { refund, session } = await refundCheckoutSession(sequelize, config, auth, id, input, idempotencyKey);
+    async refund(auth: AuthContext, id: string, input: RefundCheckoutSessionBody, idempotencyKey?: string, seen?: RefundSeen): Promise<CheckoutRefundDto & { checkoutSession: CheckoutSessionDto }> {
+      const { refund, session } = await refundCheckoutSession(sequelize, config, auth, id, input, idempotencyKey, seen);
       return { ...toCheckoutRefundDto(refund), checkoutSession: toCheckoutSessionDto(session, backendOf(auth.account)) };
     },
 

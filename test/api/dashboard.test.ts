@@ -500,15 +500,23 @@ describe('dashboard sales', () => {
 
     // A partial refund in whole units, one past what is left (beside the field, nothing written), then the rest.
     const from = `/dashboard/checkouts/${completed.id}`;
-    const bad = await client.post(`${from}/refund`, { amount: '12.345', reason: '' }, from);
+    expect(detail.text).toContain('<input type="hidden" name="refundedBefore" value="0">');
+    const bad = await client.post(`${from}/refund`, { amount: '12.345', reason: '', refundedBefore: '0' }, from);
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/id="refund-amount-error">Type an amount like 25\.00</);
-    const partial = await client.post(`${from}/refund`, { amount: '10.00', reason: 'Damaged file' }, from);
+    expect((await client.post(`${from}/refund`, { amount: '1', reason: '' }, from)).status).toBe(400);
+    expect(await CheckoutRefund.count({ where: { checkoutSessionId: completed.id } })).toBe(0);
+    const partial = await client.post(`${from}/refund`, { amount: '10.00', reason: 'Damaged file', refundedBefore: '0' }, from);
     expect(partial).toMatchObject({ status: 303, location: `${from}?notice=refunded` });
-    const tooMuch = await client.post(`${from}/refund`, { amount: '20', reason: '' }, from);
+    // The same form sent again (a double click, a resubmitted page) refunds nothing more.
+    const resent = await client.post(`${from}/refund`, { amount: '10.00', reason: 'Damaged file', refundedBefore: '0' }, from);
+    expect(resent.status).toBe(409);
+    expect(resent.text).toMatch(/id="refund-amount-error">This checkout session was refunded since the form was opened; nothing was refunded now/);
+    expect(await CheckoutRefund.count({ where: { checkoutSessionId: completed.id } })).toBe(1);
+    const tooMuch = await client.post(`${from}/refund`, { amount: '20', reason: '', refundedBefore: '1000' }, from);
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.text).toMatch(/id="refund-amount-error">amount: at most 1500/);
-    expect((await client.post(`${from}/refund`, { amount: '', reason: '' }, from)).status).toBe(303);
+    expect((await client.post(`${from}/refund`, { amount: '', reason: '', refundedBefore: '1000' }, from)).status).toBe(303);
     const refunds = await CheckoutRefund.findAll({ where: { checkoutSessionId: completed.id }, order: [['createdAt', 'ASC']] });
     expect(refunds.map((r) => [r.amount, r.reason])).toEqual([[1_000, 'Damaged file'], [1_500, null]]);
     const refunded = await client.get(from);
