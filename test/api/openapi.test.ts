@@ -40,6 +40,7 @@ describe('OpenAPI', () => {
         '/v1/payment/webhook-endpoints',
         '/v1/payment/webhook-endpoints/{id}',
         '/v1/payment/webhook-endpoints/{id}/deliveries',
+        '/v1/payment/webhook-endpoints/{id}/deliveries/{eventId}/retry',
         '/v1/payment/webhook-endpoints/{id}/test',
         '/v1/discount-codes',
         '/v1/discount-codes/{id}',
