@@ -11,7 +11,7 @@
  * DATA_DIR (read from $DATA_DIR/stack.json). Migrations run first, so a fresh database works (not for
  * `migrate status`, which reports them). Temporal (webhooks retry): TEMPORAL_ADDRESS, or that `npm start`'s.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, types } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
@@ -83,10 +83,26 @@ class CommandFailed extends Error {
 
 type StringOptions = Record<string, { type: 'string' }>;
 
-/** What a command may use besides the database: Temporal (connected on first use) and a progress line on stderr. */
+/** What a command may use besides the database: the configuration, Temporal (connected on first use), a progress
+ * line on stderr and what was piped in. */
 interface Tools {
+  config: Config;
   temporal(): Promise<Client>;
   progress(line: string): void;
+  /** The text piped in (its one trailing line break dropped); undefined at a terminal or with nothing piped. */
+  stdinText(): Promise<string | undefined>;
+}
+
+/**
+ * Where one run of the CLI reads and writes. The entry point hands in the process's own; tests run the CLI in
+ * their own process with theirs (and their open database, which the run then leaves open).
+ */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stdinText(): Promise<string | undefined>;
+  sequelize?: Sequelize;
 }
 
 interface Command<T> {
@@ -171,8 +187,8 @@ const encryptionRotate: Command<{ batchSize: number }> = {
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
     return { batchSize };
   },
-  async run(sequelize, { batchSize }) {
-    const box = createCryptoBox(requireKeyRing(loadConfig()));
+  async run(sequelize, { batchSize }, tools) {
+    const box = createCryptoBox(requireKeyRing(tools.config));
     const keyId = box.keyRing.current.id;
     const columns = [];
     for (const target of SEALED_COLUMNS) {
@@ -181,7 +197,7 @@ const encryptionRotate: Command<{ batchSize: number }> = {
           currentPrefix: `v2.${keyId}.`,
           reseal: (sealed) => box.reseal(sealed),
           batchSize,
-          onProgress: ({ table, column, done, found }) => process.stderr.write(`${table}.${column}: ${done}/${found}\n`),
+          onProgress: ({ table, column, done, found }) => tools.progress(`${table}.${column}: ${done}/${found}`),
         }),
       );
     }
@@ -337,14 +353,20 @@ const migrateStatus: Command<Record<string, never>> = {
     [`applied (${applied.length}):`, ...applied.map((n) => `  ${n}`), `pending (${pending.length}):`, ...pending.map((n) => `  ${n}`)].join('\n'),
 };
 
-/** A password piped in (its one trailing line break dropped); undefined at a terminal or with nothing piped. */
-async function passwordFromStdin(): Promise<string | undefined> {
+async function processStdinText(): Promise<string | undefined> {
   if (process.stdin.isTTY) return undefined;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
   return text === '' ? undefined : text;
 }
+
+const PROCESS_IO: CliIo = {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  stdinText: processStdinText,
+};
 
 const userCreate: Command<{ email: string; workspace: string; role: MembershipRole }> = {
   options: { email: { type: 'string' }, workspace: { type: 'string' }, role: { type: 'string' } },
@@ -353,7 +375,7 @@ const userCreate: Command<{ email: string; workspace: string; role: MembershipRo
     workspace: required(values, 'workspace'),
     role: oneOf(required(values, 'role'), 'role', MEMBERSHIP_ROLES),
   }),
-  run: async (sequelize, input) => createUserService({ sequelize }).create({ ...input, password: await passwordFromStdin() }),
+  run: async (sequelize, input, tools) => createUserService({ sequelize }).create({ ...input, password: await tools.stdinText() }),
 };
 
 const userAddMember: Command<{ email: string; workspace: string; role: MembershipRole }> = {
@@ -378,9 +400,10 @@ const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
   migrate: { status: migrateStatus },
 };
 
+// isNativeError, not instanceof: a caller in another realm (a jest sandbox) has its own Error.
 function isParseArgsError(err: unknown): err is Error {
   const code = (err as { code?: unknown } | null)?.code;
-  return err instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+  return types.isNativeError(err) && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }
 
 /** Parses argv into a command and its input without touching the database. */
@@ -411,8 +434,8 @@ function parseCommand(argv: string[]): { command: Command<unknown>; input: unkno
 }
 
 /** TEMPORAL_ADDRESS when set; otherwise that of the running `npm start` of this DATA_DIR, if any; else the default. */
-function temporalAddress(config: Config): string {
-  if (process.env.TEMPORAL_ADDRESS) return config.TEMPORAL_ADDRESS;
+function temporalAddress(config: Config, env: NodeJS.ProcessEnv): string {
+  if (env.TEMPORAL_ADDRESS) return config.TEMPORAL_ADDRESS;
   const state = config.DATABASE_URL ? null : readStackState(config.DATA_DIR);
   return state && isProcessAlive(state.pid) ? state.temporalAddress : config.TEMPORAL_ADDRESS;
 }
@@ -430,49 +453,51 @@ function describeError(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   let parsed: ReturnType<typeof parseCommand>;
   try {
     parsed = parseCommand(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+    io.stderr(`error: ${err.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (parsed === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n`);
     return 0;
   }
 
-  let sequelize: Sequelize | undefined;
+  let opened: Sequelize | undefined;
   let connection: Connection | undefined;
   try {
-    const config = loadConfig();
-    sequelize = createDatabase({ url: resolveLocalDatabaseUrl(config), poolMax: 2 });
+    const config = loadConfig(io.env);
+    const sequelize = io.sequelize ?? (opened = createDatabase({ url: resolveLocalDatabaseUrl(config), poolMax: 2 }));
     if (parsed.command.migrates !== false) await migrateToLatest(sequelize);
     const tools: Tools = {
+      config,
       async temporal() {
-        connection ??= await Connection.connect({ address: temporalAddress(config) });
+        connection ??= await Connection.connect({ address: temporalAddress(config, io.env) });
         // The worker's payloads are encrypted: the CLI reads and sends them through the same codec.
         return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(config)) });
       },
-      progress: (line) => process.stderr.write(`${line}\n`),
+      progress: (line) => io.stderr(`${line}\n`),
+      stdinText: () => io.stdinText(),
     };
     const result = await parsed.command.run(sequelize, parsed.input, tools);
     const human = parsed.command.human as ((result: unknown) => string) | undefined;
-    process.stdout.write(`${!parsed.json && human ? human(result) : JSON.stringify(result)}\n`);
+    io.stdout(`${!parsed.json && human ? human(result) : JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     if (err instanceof CommandFailed) {
-      process.stdout.write(`${JSON.stringify(err.result)}\n`);
-      process.stderr.write(`error: ${err.message}\n`);
+      io.stdout(`${JSON.stringify(err.result)}\n`);
+      io.stderr(`error: ${err.message}\n`);
       return 1;
     }
-    process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `error: ${describeError(err)}\n`);
+    io.stderr(err instanceof ConfigError ? `${err.message}\n` : `error: ${describeError(err)}\n`);
     return 1;
   } finally {
     await connection?.close().catch(() => undefined);
-    await sequelize?.close().catch(() => undefined);
+    await opened?.close().catch(() => undefined);
   }
 }
 

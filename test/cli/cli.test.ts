@@ -1,43 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Account, AuditLog } from '../../db/models';
 import { API_KEY_PATTERN } from '../../lib/api-key-secrets';
-import { tsxNodeArgs, writeStackState } from '../../scripts/lib/local-stack';
+import { writeStackState } from '../../scripts/lib/local-stack';
+import { runCli as runCliIn, singleJson, spawnCli, type CliResult } from '../helpers/cli';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
-
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'scripts/cli.ts');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI as `npm run cli` does: a separate Node process running scripts/cli.ts through tsx. */
-function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...tsxNodeArgs(CLI), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** The one JSON object a successful command prints, and nothing else. */
-function singleJson(result: CliResult): Record<string, unknown> {
-  if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
-  const lines = result.stdout.split('\n').filter((l) => l !== '');
-  expect(lines).toHaveLength(1);
-  const value = JSON.parse(lines[0] as string) as unknown;
-  expect(value).toEqual(expect.any(Object));
-  return value as Record<string, unknown>;
-}
 
 let counter = 0;
 const uniqueSlug = () => `cli-${Date.now().toString(36)}-${process.pid.toString(36)}-${(counter += 1)}`;
@@ -50,6 +18,8 @@ describe('npm run cli', () => {
     ctx = await createTestContext();
     api = await ctx.startApi();
   });
+
+  const runCli = (args: string[]): Promise<CliResult> => runCliIn(ctx.sequelize, args);
 
   afterAll(async () => {
     await ctx.close();
@@ -119,8 +89,9 @@ describe('npm run cli', () => {
   });
 
   it('rejects missing or unknown arguments with exit code 2 and the usage on stderr', async () => {
+    // One as a process of its own: the exit code is the process's.
     const [missing, unknown, flag] = await Promise.all([
-      runCli(['workspace', 'create', '--slug', uniqueSlug()]),
+      spawnCli(['workspace', 'create', '--slug', uniqueSlug()]),
       runCli(['workspace', 'delete']),
       runCli(['modules', 'set', '--account', 'acc_X', '--module', 'payment', '--enabled', 'true', '--force']),
     ]);
@@ -177,6 +148,7 @@ describe('npm run cli', () => {
     expect(bad).toMatchObject({ code: 2, stdout: '' });
   });
 
+  // How the CLI finds its database is the process's own business: these run it as `npm run cli` does.
   describe('without DATABASE_URL', () => {
     let dataDir: string;
     let env: NodeJS.ProcessEnv;
@@ -192,7 +164,7 @@ describe('npm run cli', () => {
     });
 
     it('says to set DATABASE_URL or run `npm start` when no stack is running', async () => {
-      const result = await runCli(['workspace', 'create', '--name', 'Acme', '--slug', uniqueSlug()], env);
+      const result = await spawnCli(['workspace', 'create', '--name', 'Acme', '--slug', uniqueSlug()], { env });
       expect(result).toMatchObject({ code: 1, stdout: '' });
       expect(result.stderr).toMatch(/DATABASE_URL/);
       expect(result.stderr).toMatch(/npm start/);
@@ -208,7 +180,7 @@ describe('npm run cli', () => {
         temporalUiUrl: null,
         startedAt: new Date().toISOString(),
       });
-      const created = singleJson(await runCli(['workspace', 'create', '--name', 'Via stack file', '--slug', uniqueSlug()], env));
+      const created = singleJson(await spawnCli(['workspace', 'create', '--name', 'Via stack file', '--slug', uniqueSlug()], { env }));
       expect(await Account.findByPk(created.accountId as string)).not.toBeNull();
     });
   });

@@ -1,30 +1,14 @@
-import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { SEALED_COLUMNS } from '../../db/sealed-columns';
 import { createCryptoBox, encryptionKeyId, generateEncryptionKey, parseEncryptionKey } from '../../lib/crypto-box';
-import { tsxNodeArgs } from '../../scripts/lib/local-stack';
+import { runCli, type CliResult } from '../helpers/cli';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
 import { usePrivateDatabase } from '../helpers/private-database';
 
-const ROOT = path.resolve(__dirname, '../..');
-
-/** `npm run cli -- encryption rotate …` as a process of its own, on this file's database. */
-function rotate(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...tsxNodeArgs(path.join(ROOT, 'scripts/cli.ts')), 'encryption', 'rotate', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ENCRYPTION_KEYS_RETIRED: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** `npm run cli -- encryption rotate …` (its main, in this process) on this file's database, with these keys. */
+function rotate(env: Record<string, string>, args: string[] = []): Promise<CliResult> {
+  return runCli(ctx.sequelize, ['encryption', 'rotate', ...args], { env: { ...process.env, ENCRYPTION_KEYS_RETIRED: '', ...env } });
 }
 
 /** A value as the crypto box sealed it before keys had ids. */

@@ -1,50 +1,26 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { emit } from '../../db/outbox';
 import { ApiKey, AuditLog, WebhookDeliveryAttempt } from '../../db/models';
 import { recordWorkflowStart } from '../../db/workflow-starts';
 import { insertEmailMessage, recordEmailAttemptFailure } from '../../db/email-messages';
 import { loadConfig } from '../../lib/config';
 import { createWebhookAgent } from '../../lib/webhooks/send';
-import { tsxNodeArgs } from '../../scripts/lib/local-stack';
 import { LIFECYCLE_STATE, workflowIds } from '../../workflows/messages';
 import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
 import { tenantOf } from '../fixtures/workspaces';
+import { runCli as runCliIn, singleJson, type CliResult } from '../helpers/cli';
 import { http, useTestApi, type TestApi } from '../helpers/context';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, type RunningWorker } from '../helpers/worker';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'scripts/cli.ts');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real CLI, as `npm run cli` runs it, against the suite's database and Temporal (their variables are in the environment). */
-function runCli(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...tsxNodeArgs(CLI), ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const t = useTestApi();
+/** The CLI's main in this process, against the suite's database and Temporal (their variables are in the environment). */
+const runCli = (args: string[]): Promise<CliResult> => runCliIn(t.ctx.sequelize, args);
 
 /** The one JSON value `--json` prints. */
 async function json<T = unknown>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
-  const lines = result.stdout.split('\n').filter((l) => l !== '');
-  expect(lines).toHaveLength(1);
-  return JSON.parse(lines[0]!) as T;
+  return singleJson<T>(await runCli([...args, '--json']));
 }
 
 async function human(args: string[]): Promise<string> {
@@ -52,10 +28,6 @@ async function human(args: string[]): Promise<string> {
   if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
   return result.stdout;
 }
-
-const t = useTestApi();
-// Each CLI run is a Node process that compiles the CLI through tsx: seconds each on a loaded machine.
-jest.setTimeout(300_000);
 
 describe('workspace list|show, keys list|revoke', () => {
   it('lists workspaces newest first and shows one by slug or id, with its keys, for a person and as JSON', async () => {

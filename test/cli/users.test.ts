@@ -1,42 +1,13 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Membership, User } from '../../db/models';
 import { verifyPassword } from '../../domain/users/passwords';
-import { tsxNodeArgs } from '../../scripts/lib/local-stack';
+import { runCli as runCliIn, singleJson as json, spawnCli, type CliResult } from '../helpers/cli';
 import { createTestContext, type TestContext } from '../helpers/context';
-
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'scripts/cli.ts');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real CLI in its own Node process, `stdin` piped in (and closed) as a shell pipe would. */
-function runCli(args: string[], stdin = ''): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...tsxNodeArgs(CLI), ...args], { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function json(result: CliResult): Record<string, unknown> {
-  if (result.code !== 0) throw new Error(`CLI exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as Record<string, unknown>;
-}
 
 let counter = 0;
 const unique = () => `u${Date.now().toString(36)}${process.pid.toString(36)}${(counter += 1)}`;
 
 let ctx: TestContext;
+const runCli = (args: string[], stdin = ''): Promise<CliResult> => runCliIn(ctx.sequelize, args, { stdin });
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -66,7 +37,8 @@ describe('npm run cli: dashboard people', () => {
     const slug = unique();
     json(await runCli(['workspace', 'create', '--name', 'Team', '--slug', slug]));
     const email = `member.${slug}@example.com`;
-    const member = json(await runCli(['user', 'create', '--email', email, '--workspace', slug, '--role', 'member'], 'correct horse battery\n'));
+    // Piped into a process of its own, as a shell pipe would.
+    const member = json(await spawnCli(['user', 'create', '--email', email, '--workspace', slug, '--role', 'member'], { stdin: 'correct horse battery\n' }));
     expect(member).toEqual({ userId: expect.stringMatching(/^usr_/), email, accountId: expect.stringMatching(/^acc_/), role: 'member' });
     const user = (await User.findByPk(member.userId as string))!;
     await expect(verifyPassword(user.passwordHash, 'correct horse battery')).resolves.toBe(true);
