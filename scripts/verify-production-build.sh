@@ -10,19 +10,23 @@
 #            answer 200, the operator CLI must create a workspace whose key the api accepts, and the worker must
 #            run a workflow from the prebuilt bundle; then SIGTERM stops both cleanly (exit 0).
 #
-# Usage: scripts/verify-production-build.sh [--reuse-node-modules]
+# Usage: scripts/verify-production-build.sh [--reuse-node-modules] [--keep-dist]
 #   --reuse-node-modules  the build stage links this checkout's node_modules instead of running its own
 #                         `npm ci` (.ci/run has just run `npm ci` from the same lockfile here). The runtime
 #                         stage always installs for itself.
+#   --keep-dist           the build's dist/ is also copied into this checkout, for the tests that run the
+#                         compiled build (test/e2e/scale-out.test.ts), so CI builds once.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
 
 reuse=0
+keep_dist=0
 for arg in "$@"; do
   case "$arg" in
     --reuse-node-modules) reuse=1 ;;
-    *) echo "usage: $0 [--reuse-node-modules]" >&2; exit 2 ;;
+    --keep-dist) keep_dist=1 ;;
+    *) echo "usage: $0 [--reuse-node-modules] [--keep-dist]" >&2; exit 2 ;;
   esac
 done
 
@@ -123,6 +127,10 @@ done
   fail "npm run build did not write dist/{api/main,worker/main,db/migrate,workflow-bundle}.js"
 [[ ! -e "$build/dist/test" && ! -e "$build/dist/bench" ]] || fail "dist/ holds test/ or bench/"
 log "built in $((SECONDS - started))s"
+if ((keep_dist)); then
+  rm -rf "$ROOT/dist" && cp -R "$build/dist" "$ROOT/dist"
+  log "kept the build in $ROOT/dist"
+fi
 
 # ------------------------------------------------------------------ runtime stage
 wait "$runtime_install_pid" || fail "npm ci --omit=dev failed"
