@@ -3,9 +3,9 @@ import { createDatabase, poolStats } from '../db/connection';
 import { ConfigError, loadConfig, requireDatabaseUrl, requireKeyRing } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
 import { createLogger } from '../lib/logger';
-import { collectProcessMetrics, watchDatabasePool } from '../lib/metrics';
+import { collectProcessMetrics, metricsAnswer, watchDatabasePool } from '../lib/metrics';
+import { startProbeListener } from '../lib/probe-listener';
 import { createApp } from './app';
-import { startMetricsListener } from './metrics-listener';
 import { listen } from './server';
 import { connectTemporal } from './temporal-client';
 
@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   const api = createApp({ config, sequelize, temporal, logger, box });
   collectProcessMetrics();
   watchDatabasePool(() => poolStats(sequelize));
-  const metrics = config.METRICS_PORT === undefined ? null : await startMetricsListener(config.METRICS_PORT);
+  // Apart from PORT, so the public never reaches it.
+  const metrics = config.METRICS_PORT === undefined ? null : await startProbeListener(config.METRICS_PORT, { '/metrics': metricsAnswer });
   if (metrics) logger.info({ url: `http://127.0.0.1:${metrics.port}/metrics` }, 'api metrics listening');
   const server = await listen(api.app, config.PORT, logger, async () => {
     await metrics?.close();

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ProbeAnswer } from './probe-listener';
 
 /**
  * The service's Prometheus metrics (docs/metrics.md): one registry per process, read by the API's METRICS_PORT
@@ -175,4 +176,9 @@ export function collectProcessMetrics(): void {
 /** The exposition text of every metric of this process. */
 export function renderMetrics(): Promise<string> {
   return metricsRegistry.metrics();
+}
+
+/** A probe listener's GET /metrics: the service's metrics in Prometheus' text format (the API's METRICS_PORT). */
+export async function metricsAnswer(): Promise<ProbeAnswer> {
+  return { status: 200, body: await renderMetrics(), contentType: METRICS_CONTENT_TYPE };
 }

@@ -1,5 +1,5 @@
 import type { State } from '@temporalio/worker';
-import { jsonAnswer, type ProbeRoute } from './probe-server';
+import { jsonAnswer, type ProbeRoute } from '../lib/probe-listener';
 
 /**
  * /healthz: the process is up (answered from the moment it starts, before Temporal is reached).

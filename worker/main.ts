@@ -6,7 +6,7 @@ import { createLogger } from '../lib/logger';
 import { createDataConverter } from '../lib/payload-codec';
 import { workerHealthRoutes } from './health';
 import { installSdkMetrics, watchWorkerDatabase, workerMetricsRoute } from './metrics';
-import { startProbeServer } from './probe-server';
+import { startProbeListener } from '../lib/probe-listener';
 import { ensureSchedules } from './schedules';
 import { ensureSearchAttributes } from './search-attributes';
 import { createActivityDeps } from './deps';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const started: { worker?: Worker } = {};
   const sdkMetricsUrl = await installSdkMetrics();
   // Up before Temporal is reached, so /healthz answers during start-up while /readyz says not yet.
-  const probes = await startProbeServer(config.WORKER_HEALTH_PORT, {
+  const probes = await startProbeListener(config.WORKER_HEALTH_PORT, {
     ...workerHealthRoutes(() => started.worker?.getState()),
     '/metrics': workerMetricsRoute(sdkMetricsUrl),
   });

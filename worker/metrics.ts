@@ -4,7 +4,7 @@ import type { Sequelize } from 'sequelize';
 import { poolStats } from '../db/connection';
 import { readRelayBacklog } from '../db/relay-backlog';
 import { collectProcessMetrics, METRICS_CONTENT_TYPE, renderMetrics, watchDatabasePool, watchRelayBacklog } from '../lib/metrics';
-import type { ProbeRoute } from './probe-server';
+import type { ProbeRoute } from '../lib/probe-listener';
 
 /** How long a scrape waits for the SDK's exporter on loopback before answering without its metrics. */
 const SDK_SCRAPE_TIMEOUT_MS = 5_000;

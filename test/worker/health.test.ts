@@ -9,7 +9,7 @@ import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../../db/connection';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../../lib/config';
 import { workerHealthRoutes } from '../../worker/health';
-import { startProbeServer, type ProbeServer } from '../../worker/probe-server';
+import { startProbeListener, type ProbeListener } from '../../lib/probe-listener';
 import { createWorker } from '../../worker/worker';
 import { BUILT_BUNDLE_PATH, prebuiltWorkflowBundle } from '../../worker/workflow-bundle';
 import { freePort } from '../../scripts/lib/free-port';
@@ -48,7 +48,7 @@ describe('worker probes, in process', () => {
       deps: testActivityDeps(sequelize),
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
     });
-    const probes: ProbeServer = await startProbeServer(0, workerHealthRoutes(() => worker.getState()));
+    const probes: ProbeListener = await startProbeListener(0, workerHealthRoutes(() => worker.getState()));
     try {
       expect(await probe(probes.port, '/readyz')).toEqual({ status: 503, body: { status: 'not_ready', worker: 'INITIALIZED' } });
       expect(await probe(probes.port, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
@@ -70,7 +70,7 @@ describe('worker probes, in process', () => {
   }, 60_000);
 
   it('answers only GET and HEAD on its own paths', async () => {
-    const probes = await startProbeServer(0, workerHealthRoutes(() => undefined));
+    const probes = await startProbeListener(0, workerHealthRoutes(() => undefined));
     try {
       expect(await probe(probes.port, '/readyz')).toEqual({ status: 503, body: { status: 'not_ready', worker: 'STARTING' } });
       expect((await probe(probes.port, '/healthz', 'HEAD')).status).toBe(200);
@@ -83,7 +83,7 @@ describe('worker probes, in process', () => {
   });
 
   it('a route that throws answers 503, never a dropped connection', async () => {
-    const probes = await startProbeServer(0, {
+    const probes = await startProbeListener(0, {
       '/readyz': () => {
         throw new Error('state unavailable');
       },

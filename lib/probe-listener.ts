@@ -7,10 +7,10 @@ export interface ProbeAnswer {
   contentType?: string;
 }
 
-/** One GET path of the worker's own listener (/healthz, /readyz; /metrics can join them). */
+/** One GET path of a probe listener. */
 export type ProbeRoute = () => ProbeAnswer | Promise<ProbeAnswer>;
 
-export interface ProbeServer {
+export interface ProbeListener {
   port: number;
   close(): Promise<void>;
 }
@@ -20,13 +20,14 @@ export function jsonAnswer(status: number, body: unknown): ProbeAnswer {
 }
 
 /**
- * The worker's HTTP listener for orchestrators (WORKER_HEALTH_PORT): a fixed table of GET routes, nothing else,
- * so it stays apart from anything the worker does. An unknown path is 404, another method 405, and a route that
- * throws answers 503 (a probe must get an answer, never a hung or reset connection).
+ * An HTTP listener for orchestrators and scrapers, apart from the public port: a fixed table of GET routes and
+ * nothing else (the worker's /healthz, /readyz and /metrics on WORKER_HEALTH_PORT; the API's /metrics on
+ * METRICS_PORT). An unknown path is 404, another method 405, and a route that throws answers 503 (a probe must get
+ * an answer, never a hung or reset connection).
  */
-export function startProbeServer(port: number, routes: Record<string, ProbeRoute>): Promise<ProbeServer> {
+export function startProbeListener(port: number, routes: Record<string, ProbeRoute>): Promise<ProbeListener> {
   const server: Server = createServer((req, res) => {
-    const route = routes[new URL(req.url ?? '/', 'http://probe').pathname];
+    const route = routes[new URL(req.url ?? '/', 'http://probe.invalid').pathname];
     const send = ({ status, body, contentType }: ProbeAnswer) => {
       res.writeHead(status, { 'content-type': contentType ?? 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : body);
