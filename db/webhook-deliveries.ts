@@ -170,6 +170,21 @@ export async function logAttempt(sequelize: Sequelize, tx: Transaction, row: Att
   return inserted.length > 0;
 }
 
+/**
+ * A disabled endpoint's pending deliveries are dropped (its epoch moved; their workflows end without sending): the
+ * last row of each delivery that still promises a next attempt says so no longer. It becomes `failed` (dropped) with
+ * no next attempt, in the transaction that disables the endpoint, so the log never lists an attempt that cannot run.
+ */
+export async function dropPendingRetries(sequelize: Sequelize, tx: Transaction, endpointId: string): Promise<void> {
+  await sequelize.query(
+    `UPDATE webhook_delivery_attempts a SET status = 'failed', next_attempt_at = NULL
+      WHERE a.endpoint_id = :endpointId AND a.status = 'retry_scheduled'
+        AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts later
+                         WHERE later.endpoint_id = a.endpoint_id AND later.event_id = a.event_id AND later.scheduled_at > a.scheduled_at)`,
+    { replacements: { endpointId }, transaction: tx },
+  );
+}
+
 /** Writes the endpoint's failure count; `disableNow` also deactivates it and bumps its delivery epoch (stopping pending retries). */
 export async function writeEndpointFailures(
   sequelize: Sequelize,
@@ -185,4 +200,5 @@ export async function writeEndpointFailures(
           WHERE id = :endpointId`,
     { replacements: { failures: endpoint.failures, disableNow: endpoint.disableNow, endpointId: endpoint.endpointId }, transaction: tx },
   );
+  if (endpoint.disableNow) await dropPendingRetries(sequelize, tx, endpoint.endpointId);
 }

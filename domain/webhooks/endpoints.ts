@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { lockSystemWebhookEndpoints } from '../../db/locks';
+import { dropPendingRetries } from '../../db/webhook-deliveries';
 import { WebhookDeliveryAttempt, WebhookEndpoint, type SystemEndpointKind } from '../../db/models';
 import { ENVIRONMENTS } from '../../db/models/common';
 import { audit } from '../../db/outbox';
@@ -173,6 +174,7 @@ export function createWebhookEndpointService({
             );
             await audit(tx, tenant, { action: 'webhook_endpoint.created', actorApiKeyId: null, targetType: 'webhook_endpoint', targetId: created.id, data: { system: want.kind } });
           } else if (!matches(row, want)) {
+            const disabling = !want.active && row.active;
             await row.update(
               {
                 url: want.url,
@@ -180,10 +182,11 @@ export function createWebhookEndpointService({
                 description: want.description,
                 active: want.active,
                 ...(want.active && !row.active ? { consecutiveFailures: 0 } : {}),
-                ...(!want.active && row.active ? { deliveryEpoch: row.deliveryEpoch + 1 } : {}),
+                ...(disabling ? { deliveryEpoch: row.deliveryEpoch + 1 } : {}),
               },
               { transaction: tx },
             );
+            if (disabling) await dropPendingRetries(sequelize, tx, row.id);
           }
         }
         for (const row of rows.filter((r) => r.environment === environment && !desired.some((d) => d.kind === r.systemKind))) {
@@ -261,6 +264,7 @@ export function createWebhookEndpointService({
         const secret = input.rotateSecret ? generateWebhookSecret() : undefined;
         if (secret) changes.secretSealed = box.seal(secret);
         await endpoint.update(changes, { transaction: tx });
+        if (disabled) await dropPendingRetries(sequelize, tx, id);
         const fields = Object.keys(input).filter((f) => f !== 'rotateSecret');
         if (fields.length > 0) {
           await audit(tx, auth, { action: 'webhook_endpoint.updated', ...auditActor(auth), targetType: 'webhook_endpoint', targetId: id, data: { fields } });

@@ -83,6 +83,8 @@ describe('deliverWebhookAttempt', () => {
     expect(second.filter((r) => r.outcome === 'failed')).toHaveLength(4);
     expect(second.filter((r) => r.outcome === 'endpoint_disabled')).toHaveLength(6);
     expect(await AuditLog.count({ where: { targetId: row.id, action: 'webhook_endpoint.disabled' } })).toBe(1);
+    // Every delivery was waiting for a retry; disabling dropped them all, so no row still promises one.
+    expect(await WebhookDeliveryAttempt.count({ where: { endpointId: row.id, status: 'retry_scheduled' } })).toBe(0);
   });
 
   it('resets the failure count on success', async () => {

@@ -200,6 +200,29 @@ describe('PATCH /v1/payment/webhook-endpoints/:id', () => {
     expect((await WebhookEndpoint.findByPk(endpoint.id))!.toJSON()).toMatchObject({ active: true, deliveryEpoch: 1, consecutiveFailures: 0 });
   });
 
+  it('disabling drops the pending deliveries in the log: each last row promising an attempt becomes failed, without a next attempt', async () => {
+    const ws = await t.ctx.createWorkspace();
+    const endpoint = await register(ws.secretKey);
+    const other = await register(ws.secretKey, { url: 'https://hooks.example.com/other' });
+    const start = Date.now() - 600_000;
+    const retrying = { status: 'retry_scheduled' as const, statusCode: 500, error: 'HTTP 500' };
+    // A delivery whose first retry was made (its first row settled to that time) and whose second waits.
+    const settled = await insertDeliveryAttempt(endpoint, { ...retrying, scheduledAt: new Date(start), nextAttemptAt: new Date(start + 60_000) });
+    const waiting = await insertDeliveryAttempt(endpoint, { ...retrying, eventId: settled.eventId, attempt: 2, scheduledAt: new Date(start + 60_000), nextAttemptAt: new Date(Date.now() + 300_000) });
+    // Due already (its attempt about to find the endpoint disabled): it will not run either.
+    const due = await insertDeliveryAttempt(endpoint, { ...retrying, scheduledAt: new Date(start), nextAttemptAt: new Date(start + 60_000) });
+    const delivered = await insertDeliveryAttempt(endpoint);
+    const elsewhere = await insertDeliveryAttempt(other, { ...retrying, nextAttemptAt: new Date(Date.now() + 300_000) });
+
+    expect((await http(t.api.baseUrl, 'PATCH', `${BASE}/${endpoint.id}`, { key: ws.secretKey, body: { active: false } })).status).toBe(200);
+    const row = async (id: string) => (await WebhookDeliveryAttempt.findByPk(id))!.toJSON();
+    expect(await row(waiting.id)).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(await row(due.id)).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(await row(settled.id)).toMatchObject({ status: 'retry_scheduled', nextAttemptAt: new Date(start + 60_000) });
+    expect(await row(delivered.id)).toMatchObject({ status: 'succeeded' });
+    expect(await row(elsewhere.id)).toMatchObject({ status: 'retry_scheduled', nextAttemptAt: elsewhere.nextAttemptAt });
+  });
+
   it.each([
     ['an empty body', {}],
     ['an http URL', { url: 'http://hooks.example.com/x' }],
