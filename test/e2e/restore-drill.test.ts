@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -30,7 +30,8 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
  * online backup by scripts/backup.sh while one checkout's fulfillment is held mid-way, then the disaster (processes
  * killed, the Temporal server stopped, all three databases dropped), scripts/restore.sh into empty databases, and
  * Temporal, the worker and the api started again on them. Every checkout must resume where the backup left it and
- * complete exactly once: one fulfillment, one receipt at the SMTP server, one webhook delivery.
+ * complete exactly once: one fulfillment, one receipt at the SMTP server, one webhook delivery. The durations of each
+ * stage go to test-artifacts/restore-drill.json (gitignored), the figures docs/production.md reports.
  */
 jest.setTimeout(300_000);
 
@@ -43,6 +44,18 @@ const HOOK_PATH = '/drill';
 const EXPIRY_MS = 40_000;
 /** Time for a duplicate e-mail or webhook to arrive, had the restore caused one. */
 const QUIET_MS = 3_000;
+const ARTIFACT = path.resolve(__dirname, '../../test-artifacts/restore-drill.json');
+
+/** Milliseconds of `work`, recorded under `stage`. */
+const timings: Record<string, number> = {};
+async function timed<T>(stage: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[stage] = Math.round(performance.now() - started);
+  }
+}
 
 usePrivateDatabase('restore_drill');
 
@@ -90,9 +103,15 @@ async function startProcesses(): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     NODE_EXTRA_CA_CERTS: certs.caFile,
   };
-  worker = await startWorkerProcess(env);
   const port = await freePort();
-  api = { baseUrl: `http://127.0.0.1:${port}`, process: await startWorkerProcess({ ...env, PORT: String(port) }, { script: 'api/main.ts', startedMessage: 'api listening' }) };
+  // Both at once, and both kept even when one fails to start, so afterAll stops the other.
+  const [started, apiProcess] = await Promise.allSettled([
+    startWorkerProcess(env),
+    startWorkerProcess({ ...env, PORT: String(port) }, { script: 'api/main.ts', startedMessage: 'api listening' }),
+  ]);
+  if (started.status === 'fulfilled') worker = started.value;
+  if (apiProcess.status === 'fulfilled') api = { baseUrl: `http://127.0.0.1:${port}`, process: apiProcess.value };
+  for (const result of [started, apiProcess]) if (result.status === 'rejected') throw result.reason;
 }
 
 const describeProcesses = () => `--- api ---\n${api?.process.output()}\n--- worker ---\n${worker?.output()}\n--- temporal ---\n${temporal?.output()}`;
@@ -187,7 +206,7 @@ describe('backup, destroy, restore: checkouts in flight resume on the restored d
     }, 'every recorded start sent');
 
     // The backup, online: the api and the worker run, one fulfillment is in progress.
-    const backup = await run('bash', [path.join(PROJECT_ROOT, 'scripts', 'backup.sh'), backupDir], { env: scriptEnv() });
+    const backup = await timed('backupMs', () => run('bash', [path.join(PROJECT_ROOT, 'scripts', 'backup.sh'), backupDir], { env: scriptEnv() }));
     expect(backup.stderr).toContain('wrote');
 
     // The disaster: processes die, the Temporal server goes, and so do all three databases.
@@ -204,7 +223,10 @@ describe('backup, destroy, restore: checkouts in flight resume on the restored d
     await lost.end();
     expect(rows).toEqual([]);
 
-    const restored = await run('bash', [path.join(PROJECT_ROOT, 'scripts', 'restore.sh'), backupDir], { env: scriptEnv() });
+    const sizes = Object.fromEntries(
+      await Promise.all(['commerce', 'temporal', 'temporal_visibility'].map(async (name) => [name, (await stat(path.join(backupDir, `${name}.dump`))).size] as const)),
+    );
+    const restored = await timed('restoreMs', () => run('bash', [path.join(PROJECT_ROOT, 'scripts', 'restore.sh'), backupDir], { env: scriptEnv() }));
     expect(restored.stderr).toMatch(/marked pending again, to be sent once more by the worker's relays: [1-9]\d* workflow starts, [1-9]\d* outbox events/);
 
     // The application database is the backup's: every checkout in the phase it had.
@@ -219,8 +241,9 @@ describe('backup, destroy, restore: checkouts in flight resume on the restored d
 
     // Temporal on its restored databases, then the worker and the api, as after a real restore.
     const databases = temporal!.databases;
-    temporal = await startTemporalServer({ postgresUrl: process.env.DATABASE_URL!, namespace: NAMESPACE, numHistoryShards: temporal!.numHistoryShards, databases });
-    await startProcesses();
+    temporal = await timed('temporalStartMs', () => startTemporalServer({ postgresUrl: process.env.DATABASE_URL!, namespace: NAMESPACE, numHistoryShards: temporal!.numHistoryShards, databases }));
+    await timed('workerAndApiStartMs', startProcesses);
+    const resumed = performance.now();
 
     for (const id of paid) await confirm(id);
     for (const id of awaiting) {
@@ -230,6 +253,7 @@ describe('backup, destroy, restore: checkouts in flight resume on the restored d
     const toComplete = [completed, fulfilling, ...paid, ...awaiting];
     await until(async () => (await Promise.all(toComplete.map(fulfilled))).every(Boolean) && (await statusOf(expiring)) === 'expired', 'every checkout fulfilled and the expiring one expired');
     await until(async () => toComplete.every((id) => receipts(id).length > 0 && webhooks(id).length > 0), 'every receipt and webhook');
+    timings.allCompletedAfterStartMs = Math.round(performance.now() - resumed);
     await new Promise((r) => setTimeout(r, QUIET_MS));
 
     const connection = await Connection.connect({ address: temporal.address });
@@ -250,5 +274,12 @@ describe('backup, destroy, restore: checkouts in flight resume on the restored d
     // Nothing else was sent: one receipt and one webhook per completed checkout, in all.
     expect(smtp.received).toHaveLength(toComplete.length);
     expect(receiver.received.filter((r) => r.path === HOOK_PATH)).toHaveLength(toComplete.length);
+
+    const redriven = /relays: (\d+) workflow starts, (\d+) outbox events/.exec(restored.stderr)!;
+    await mkdir(path.dirname(ARTIFACT), { recursive: true });
+    await writeFile(
+      ARTIFACT,
+      `${JSON.stringify({ ranAt: new Date().toISOString(), dumpBytes: sizes, redriven: { workflowStarts: Number(redriven[1]), outboxEvents: Number(redriven[2]) }, timings }, null, 2)}\n`,
+    );
   });
 });
