@@ -51,7 +51,7 @@ export interface TemporalServerOptions {
   numHistoryShards?: number;
   /**
    * Databases that already hold a cluster (restored from a backup, test/e2e/restore-drill.test.ts): the server starts
-   * on them as they are, without schema setup or namespace registration. `numHistoryShards` must be the cluster's.
+   * on them as they are, without schema setup or namespace registration. Pass the cluster's `numHistoryShards` (the server keeps its own).
    */
   databases?: { temporal: string; visibility: string };
 }
