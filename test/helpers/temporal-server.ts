@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { provisionTemporalBinaries, temporalCliExecutable, temporalServerTools } from '../../scripts/lib/temporal-binaries';
-import { ACCOUNT_ID } from '../../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
 
 const run = promisify(execFile);
 
@@ -49,13 +49,18 @@ export interface TemporalServerOptions {
   namespace?: string;
   /** Fixed for the cluster's life; production's compose file uses 512. */
   numHistoryShards?: number;
+  /**
+   * Databases that already hold a cluster (restored from a backup, test/e2e/restore-drill.test.ts): the server starts
+   * on them as they are, without schema setup or namespace registration. Pass the cluster's `numHistoryShards` (the server keeps its own).
+   */
+  databases?: { temporal: string; visibility: string };
 }
 
 /**
  * The production Temporal server (go.temporal.io/server, built by scripts/provision.sh), not the CLI's dev server:
  * PostgreSQL persistence in two databases of its own, created and given their schema by temporal-sql-tool from the
  * module's schema files; then, as docker-compose.yml's one-shots do, the namespace registered with the Temporal CLI
- * once `operator cluster health` answers, and the AccountId search attribute added.
+ * once `operator cluster health` answers, and the search attributes the workflows set (AccountId, LifecycleState) added.
  */
 export async function startTemporalServer(options: TemporalServerOptions): Promise<TemporalServer> {
   await provisionTemporalBinaries(['temporal-server'], 'the scale-out test runs the production Temporal server on PostgreSQL');
@@ -68,13 +73,16 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
 
   const pg = new URL(options.postgresUrl);
   const suffix = `${process.pid}_${Date.now()}`;
-  const databases = { temporal: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
+  const restored = options.databases !== undefined;
+  const databases = options.databases ?? { temporal: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
   const sql = (database: string, ...args: string[]) =>
     run(tools.sqlTool, ['--plugin', 'postgres12', '--ep', pg.hostname, '--port', pg.port, '--user', decodeURIComponent(pg.username), '--password', decodeURIComponent(pg.password), '--db', database, ...args]);
-  for (const [database, schema] of [
-    [databases.temporal, 'temporal'],
-    [databases.visibility, 'visibility'],
-  ] as const) {
+  for (const [database, schema] of restored
+    ? []
+    : ([
+        [databases.temporal, 'temporal'],
+        [databases.visibility, 'visibility'],
+      ] as const)) {
     await sql(database, 'create');
     await sql(database, 'setup-schema', '-v', '0.0');
     await sql(database, 'update-schema', '-d', path.join(tools.schemaDir, 'postgresql', 'v12', schema, 'versioned'));
@@ -189,8 +197,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       if (Date.now() > deadline) throw new Error('the Temporal server did not answer `operator cluster health` within 120 s');
       await new Promise((r) => setTimeout(r, 500));
     }
-    await temporal('operator', 'namespace', 'create', '--namespace', namespace, '--retention', '24h');
-    await temporal('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', 'AccountId', '--type', 'Keyword');
+    if (!restored) {
+      await temporal('operator', 'namespace', 'create', '--namespace', namespace, '--retention', '24h');
+      for (const key of SEARCH_ATTRIBUTES) await temporal('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', key.name, '--type', 'Keyword');
+    }
     await untilSearchAttributeUsable(address, namespace);
   } catch (err) {
     await stop();
@@ -201,7 +211,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
 
 /**
  * The frontend learns a namespace's new search attribute from its namespace cache, refreshed every 10 s or so: until
- * then a start that sets AccountId is refused. Probes with a start (terminated at once) until one is accepted.
+ * then a start that sets one is refused. Probes with a start setting them all (terminated at once) until one is accepted.
  */
 async function untilSearchAttributeUsable(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
@@ -213,7 +223,7 @@ async function untilSearchAttributeUsable(address: string, namespace: string): P
         const handle = await client.workflow.start('searchAttributeProbe', {
           taskQueue: 'search-attribute-probe',
           workflowId: `search-attribute-probe-${n}`,
-          typedSearchAttributes: [{ key: ACCOUNT_ID, value: 'probe' }],
+          typedSearchAttributes: SEARCH_ATTRIBUTES.map((key) => ({ key, value: 'probe' })),
         });
         await handle.terminate('probe');
         return;
