@@ -22,6 +22,7 @@ import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import { testDataConverter } from '../helpers/temporal-codec';
 import { waitFor } from '../helpers/wait';
+import { compiledBuild, type CompiledBuild } from '../helpers/compiled-build';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 /**
@@ -67,6 +68,8 @@ let sequelize: Sequelize | undefined;
 let backupDir: string;
 let api: { baseUrl: string; process: WorkerProcess } | undefined;
 let worker: WorkerProcess | undefined;
+/** The API and worker run as production runs them, from dist/. */
+let build: CompiledBuild | undefined;
 /** The connection that holds a fulfillment's balance step, until the disaster. */
 let holder: PgClient | undefined;
 
@@ -106,8 +109,8 @@ async function startProcesses(): Promise<void> {
   const port = await freePort();
   // Both at once, and both kept even when one fails to start, so afterAll stops the other.
   const [started, apiProcess] = await Promise.allSettled([
-    startWorkerProcess(env),
-    startWorkerProcess({ ...env, PORT: String(port) }, { script: 'api/main.ts', startedMessage: 'api listening' }),
+    startWorkerProcess({ ...env, WORKFLOW_BUNDLE_PATH: build!.bundle }, { script: build!.worker }),
+    startWorkerProcess({ ...env, PORT: String(port) }, { script: build!.api, startedMessage: 'api listening' }),
   ]);
   if (started.status === 'fulfilled') worker = started.value;
   if (apiProcess.status === 'fulfilled') api = { baseUrl: `http://127.0.0.1:${port}`, process: apiProcess.value };
@@ -135,6 +138,7 @@ beforeAll(async () => {
   temporal = await startTemporalServer({ postgresUrl: process.env.DATABASE_URL!, namespace: NAMESPACE });
   sequelize = createDatabase({ url: process.env.DATABASE_URL!, poolMax: 2 });
   backupDir = await mkdtemp(path.join(tmpdir(), 'restore-drill-'));
+  build = await compiledBuild();
   await startProcesses();
 }, 240_000);
 afterAll(async () => {
@@ -146,6 +150,7 @@ afterAll(async () => {
   await smtp?.close();
   await receiver?.close();
   if (backupDir) await rm(backupDir, { recursive: true, force: true });
+  await build?.cleanup();
 });
 
 type Phase = 'completed' | 'fulfilling' | 'paid' | 'awaiting' | 'expiring';

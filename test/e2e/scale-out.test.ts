@@ -1,7 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +13,7 @@ import { workflowIds } from '../../workflows/messages';
 import { insertDelivery } from '../fixtures/deliveries';
 import { appliedSteps, eventsOfSession } from '../fixtures/fulfillment';
 import { CHECKOUT_SESSIONS } from '../helpers/checkout';
+import { compiledBuild, type CompiledBuild } from '../helpers/compiled-build';
 import { createTestContext, http, type HttpResult, type TestContext } from '../helpers/context';
 import { expectError } from '../helpers/expect';
 import { createTestCertificates, startHttpsReceiver, type HttpsReceiver, type TestCertificates } from '../helpers/https-receiver';
@@ -35,8 +34,6 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
  */
 jest.setTimeout(600_000);
 
-const run = promisify(execFile);
-const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const TASK_QUEUE = 'commerce';
 const RATE_LIMIT = 100;
 /** A key revoked through one process is refused by the others within 100 ms (docs/architecture.md); their cache holds it up to AUTH_CACHE_TTL (60 s). Loose for two shared cores: any refusal this early came from the notification. */
@@ -44,33 +41,11 @@ const REVOCATION_LIMIT_MS = 5_000;
 const KEYS = '/api/v1/account/api-keys';
 const PRODUCTS = '/api/v1/storefront/products';
 
+const run = promisify(execFile);
+
 usePrivateDatabase('scale_out_e2e');
 
-interface Build {
-  dist: string;
-  bundle: string;
-  cleanup(): Promise<void>;
-}
-
-/**
- * The checkout's dist/ when `npm run build` made one; otherwise tsc compiles into a temporary directory (its
- * node_modules a link to the checkout's). That build reuses the workflow bundle globalSetup made from the same
- * sources with the same options (worker/workflow-bundle.ts), which is what `npm run build` would write.
- */
-async function compiledBuild(): Promise<Build> {
-  const dist = path.join(PROJECT_ROOT, 'dist');
-  if (existsSync(path.join(dist, 'api', 'main.js')) && existsSync(path.join(dist, 'workflow-bundle.js'))) {
-    return { dist, bundle: path.join(dist, 'workflow-bundle.js'), cleanup: async () => undefined };
-  }
-  const root = await mkdtemp(path.join(tmpdir(), 'scale-out-build-'));
-  await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'));
-  await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', path.join(root, 'dist')], {
-    cwd: PROJECT_ROOT,
-  });
-  return { dist: path.join(root, 'dist'), bundle: process.env.WORKFLOW_BUNDLE_PATH!, cleanup: () => rm(root, { recursive: true, force: true }) };
-}
-
-let build: Build;
+let build: CompiledBuild;
 let s3: S3TestServer;
 let temporal: TemporalServer;
 let ctx: TestContext;
@@ -92,12 +67,12 @@ async function startApi(slot: number): Promise<void> {
   const port = await freePort();
   const proc = await startWorkerProcess(
     { ...sharedEnv, PORT: String(port) },
-    { script: path.join(build.dist, 'api', 'main.js'), startedMessage: 'api listening', inheritEnv: false },
+    { script: build.api, startedMessage: 'api listening', inheritEnv: false },
   );
   apis[slot] = { baseUrl: `http://127.0.0.1:${port}`, process: proc, up: true };
 }
 async function startWorker(slot: number): Promise<void> {
-  workers[slot] = await startWorkerProcess({ ...sharedEnv, WORKER_HEALTH_PORT: '0', WORKFLOW_BUNDLE_PATH: build.bundle }, { script: path.join(build.dist, 'worker', 'main.js'), inheritEnv: false });
+  workers[slot] = await startWorkerProcess({ ...sharedEnv, WORKER_HEALTH_PORT: '0', WORKFLOW_BUNDLE_PATH: build.bundle }, { script: build.worker, inheritEnv: false });
 }
 
 beforeAll(async () => {
