@@ -88,8 +88,10 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
       // The public methods hold the types; here one untyped call serves them all.
       result = await (raw.request as (m: HttpMethod, p: string, i: unknown) => Promise<typeof result>)(method, path, init);
     } catch (err) {
-      if (err instanceof CommerceError || (err instanceof Error && err.name === 'AbortError')) throw err;
-      throw new CommerceError(0, 'NETWORK_ERROR', `${method.toUpperCase()} ${path}: no answer (${err instanceof Error ? err.message : String(err)})`, null, undefined, { cause: err });
+      // The caller's own abort or timeout is theirs to see as it is. (Duck-typed: fetch's errors may come from another realm.)
+      const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
+      if (name === 'AbortError' || name === 'TimeoutError') throw err;
+      throw new CommerceError(0, 'NETWORK_ERROR', `${method.toUpperCase()} ${path}: no answer (${typeof message === 'string' ? message : String(err)})`, null, undefined, { cause: err });
     }
     if (!result.response.ok) throw errorFromResponse(result.response, result.error);
     const body = result.data;
