@@ -1,22 +1,24 @@
 /**
- * `npm run sdk:generate`: writes the SDK's generated types (sdk/src/generated/schema.ts) from the OpenAPI document,
- * built in this process without a database. `--stdout` prints them instead, which is how
- * test/sdk/generated-fresh.test.ts compares them with the committed file.
+ * `npm run sdk:generate`: writes the SDK's generated files (sdk/src/generated/) from the OpenAPI document, built in
+ * this process without a database. `--stdout` prints them instead, as JSON by path, which is how
+ * test/sdk/generated-fresh.test.ts compares them with the committed files.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { renderSdkSchema } from './lib/sdk-schema';
+import { renderSdkFiles } from './lib/sdk-files';
 
-const TARGET = path.join(__dirname, '../sdk/src/generated/schema.ts');
+const ROOT = path.join(__dirname, '..');
 
 async function main(): Promise<void> {
-  const source = await renderSdkSchema();
+  const files = await renderSdkFiles();
   if (process.argv.includes('--stdout')) {
-    await new Promise<void>((resolve, reject) => process.stdout.write(source, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => process.stdout.write(JSON.stringify(files), (err) => (err ? reject(err) : resolve())));
     return;
   }
-  await writeFile(TARGET, source);
-  console.error(`wrote ${path.relative(process.cwd(), TARGET)}`);
+  for (const [file, source] of Object.entries(files)) {
+    await writeFile(path.join(ROOT, file), source);
+    console.error(`wrote ${file}`);
+  }
 }
 
 main().then(

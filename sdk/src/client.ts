@@ -2,7 +2,8 @@ import createClient, { type Client, type MaybeOptionalInit, type MethodResponse 
 import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { CommerceError, errorFromResponse } from './errors';
 import type { paths } from './generated/schema';
-import { createTransport, type RetryOptions } from './transport';
+import { IDEMPOTENT_OPERATIONS } from './generated/idempotent-operations';
+import { createTransport, IDEMPOTENCY_HEADER, isRead, readOrKeyed, type RetryOptions } from './transport';
 
 export interface CommerceClientOptions {
   /** The service's address, e.g. `http://localhost:3000`: every `/v1/…` path is served under its `/api`. */
@@ -72,15 +73,29 @@ function apiBase(baseUrl: string): string {
 
 /**
  * A typed client of the Commerce API: `get`/`post`/`put`/`patch`/`delete` answer the envelope's `data` and throw a
- * CommerceError for any refusal; `list` and `pages` walk cursors. Every mutating request carries an
- * `Idempotency-Key` (one of the caller's, as a header or `params.header['idempotency-key']`, or a random UUID),
+ * CommerceError for any refusal; `list` and `pages` walk cursors. Every request of an operation that honours an
+ * `Idempotency-Key` carries one (the caller's, as a header or `params.header['idempotency-key']`, or a random UUID),
  * reused by every retry of that request.
  */
 export function createCommerceClient(options: CommerceClientOptions): CommerceClient {
   const headers: Record<string, string> = {};
   if (options.secretKey) headers.Authorization = `Bearer ${options.secretKey}`;
   if (options.accountId) headers['X-Account-Id'] = options.accountId;
-  const raw = createClient<paths>({ baseUrl: apiBase(options.baseUrl), headers, fetch: createTransport({ fetch: options.fetch, retry: options.retry }) });
+  // Mutations of routes that ignore an Idempotency-Key (a few public buyer routes): never sent twice without an answer.
+  const unkeyed = new WeakSet<Request>();
+  const raw = createClient<paths>({
+    baseUrl: apiBase(options.baseUrl),
+    headers,
+    fetch: createTransport({ fetch: options.fetch, retry: options.retry, resendable: (request) => !unkeyed.has(request) && readOrKeyed(request) }),
+  });
+  raw.use({
+    onRequest({ request, schemaPath }) {
+      if (isRead(request)) return;
+      if (!IDEMPOTENT_OPERATIONS.has(`${request.method.toLowerCase()} ${schemaPath}`)) unkeyed.add(request);
+      // Set once here, so every retry of this call carries the same key.
+      else if (!request.headers.has(IDEMPOTENCY_HEADER)) request.headers.set(IDEMPOTENCY_HEADER, crypto.randomUUID());
+    },
+  });
 
   async function envelope(method: HttpMethod, path: string, init: unknown): Promise<{ data: unknown; meta?: { page?: { nextCursor?: string | null } } }> {
     let result: { data?: unknown; error?: unknown; response: Response };

@@ -1,7 +1,7 @@
 /**
- * The fetch the generated client runs on: an `Idempotency-Key` on every mutating request that has none, and bounded
- * retries of that same request (same key, so the API replays instead of running it twice) after a network failure,
- * a 429 or 503, or a 409 IDEMPOTENCY_KEY_IN_USE (the first try is still running), waiting as `Retry-After` says.
+ * The fetch the generated client runs on: bounded retries of the same request (same `Idempotency-Key`, so the API
+ * replays instead of running it twice) after a 429, and where a second send is safe after a 503, a 409
+ * IDEMPOTENCY_KEY_IN_USE (the first try is still running) or no answer at all, waiting as `Retry-After` says.
  */
 
 export interface RetryOptions {
@@ -16,10 +16,18 @@ export interface RetryOptions {
 export interface TransportOptions {
   fetch?: (request: Request) => Promise<Response>;
   retry?: RetryOptions;
+  /**
+   * Whether a request may be sent again when it may have run (no answer came back, or a 503): by default a read, or
+   * a request carrying an Idempotency-Key. Others are retried only after a 429.
+   */
+  resendable?: (request: Request) => boolean;
 }
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const isRead = (request: Request): boolean => READS.has(request.method);
+export const readOrKeyed = (request: Request): boolean => isRead(request) || request.headers.has(IDEMPOTENCY_HEADER);
 
 /** `Retry-After` in ms: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | null {
@@ -62,12 +70,16 @@ export function createTransport(options: TransportOptions = {}): (request: Reque
   const maxRetries = options.retry?.maxRetries ?? 2;
   const maxDelayMs = options.retry?.maxDelayMs ?? 10_000;
   const baseDelayMs = options.retry?.baseDelayMs ?? 500;
+  const resendable = options.resendable ?? readOrKeyed;
 
   /** How long to wait before retrying after this outcome, or null when it is final. */
-  async function delayAfter(attempt: number, response: Response | undefined): Promise<number | null> {
+  async function delayAfter(request: Request, attempt: number, response: Response | undefined): Promise<number | null> {
     // Half to all of the doubling backoff, so clients that failed together do not retry together.
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-    if (!response) return backoff;
+    const safe = resendable(request);
+    if (!response) return safe ? backoff : null;
+    // A 429 is refused before anything runs; a 503 of a request that is not resendable may have done part of it.
+    if (!safe && response.status !== 429) return null;
     if (response.status !== 429 && response.status !== 503 && !(await isKeyInUse(response))) return null;
     const asked = retryAfterMs(response.headers.get('retry-after'));
     if (asked === null) return backoff;
@@ -75,7 +87,6 @@ export function createTransport(options: TransportOptions = {}): (request: Reque
   }
 
   return async (request) => {
-    if (MUTATING.has(request.method) && !request.headers.has(IDEMPOTENCY_HEADER)) request.headers.set(IDEMPOTENCY_HEADER, crypto.randomUUID());
     for (let attempt = 0; ; attempt += 1) {
       const last = attempt >= maxRetries;
       let response: Response | undefined;
@@ -87,7 +98,7 @@ export function createTransport(options: TransportOptions = {}): (request: Reque
         if (request.signal.aborted) throw err;
         failure = err;
       }
-      const delay = last ? null : await delayAfter(attempt, response);
+      const delay = last ? null : await delayAfter(request, attempt, response);
       if (delay === null) {
         if (response) return response;
         throw failure;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CommerceError, createCommerceClient, retryAfterMs, type CommerceClient } from '../../sdk/src';
+import type { ErrorCode } from '../../lib/errors';
+import { CommerceError, createCommerceClient, retryAfterMs, type CommerceClient, type CommerceErrorCode } from '../../sdk/src';
 
 /**
  * The SDK's transport rules over real sockets, against a loopback server that answers as the test script says:
@@ -112,6 +113,18 @@ describe('retries', () => {
     expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['mine', 'mine']);
   });
 
+  it('never resends a mutation of a route that ignores the key when it may have run; a 429 it retries', async () => {
+    const pay = (c: CommerceClient) => c.post('/v1/payment/checkout-sessions/{id}/pay', { params: { path: { id: 'cs_1' } }, body: { paymentMethod: 'va' } });
+    const buyer = client({ secretKey: undefined });
+    script = ['cut'];
+    expect((await refusal(pay(buyer))).code).toBe('NETWORK_ERROR');
+    script = [{ status: 503, body: failure('SERVICE_UNAVAILABLE'), headers: { 'retry-after': '0' } }];
+    expect((await refusal(pay(buyer))).code).toBe('SERVICE_UNAVAILABLE');
+    script = [{ status: 429, body: 'Too Many Requests', headers: { 'retry-after': '0', 'content-type': 'text/plain' } }, { status: 200, body: envelope({ status: 'pending_review' }) }];
+    expect(await pay(buyer)).toEqual({ status: 'pending_review' });
+    expect(seen.map((s) => [s.url, s.headers['idempotency-key'], s.headers.authorization])).toEqual(Array(4).fill(['/api/v1/payment/checkout-sessions/cs_1/pay', undefined, undefined]));
+  });
+
   it('retries 409 IDEMPOTENCY_KEY_IN_USE (the first try still runs) but no other conflict', async () => {
     script = [{ status: 409, body: failure('IDEMPOTENCY_KEY_IN_USE'), headers: { 'retry-after': '0' } }, { status: 201, body: envelope(product) }];
     expect(await createProduct(client())).toEqual(product);
@@ -194,6 +207,14 @@ describe('lists', () => {
       '/api/v1/payment/webhook-endpoints/whe_1/deliveries?limit=2&cursor=c2',
     ]);
   });
+});
+
+// Held by tsc: the codes the generated document lists are exactly the service's (lib/errors.ts).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const codesMatch: Same<CommerceErrorCode, ErrorCode> = true;
+
+it('types CommerceError.code by the service’s own error codes', () => {
+  expect(codesMatch).toBe(true);
 });
 
 it('reads Retry-After as seconds or as an HTTP date', () => {
