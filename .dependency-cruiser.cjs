@@ -40,6 +40,13 @@ module.exports = {
       from: { path: '^domain/[^/]+\\.ts$', pathNot: '^domain/services\\.ts$' },
       to: { path: '^domain/[^/]+/' },
     },
+    {
+      name: 'sdk-uses-lib-only',
+      severity: 'error',
+      comment: 'The SDK is what integrators import: its own files (the generated types among them) and lib/, never the service behind the API.',
+      from: { path: '^sdk/' },
+      to: { path: '^(api|domain|db|activities|workflows|worker|scripts|bench|test)/' },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

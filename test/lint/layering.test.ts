@@ -23,6 +23,10 @@ const REFUSED: [string, string][] = [
   ['workflows/example.ts', "import { PayoutActivities } from '../activities/contracts/payouts';"],
   ['workflows/example.ts', "import { canMovePayout } from '../domain/payouts/transitions';"],
   ['domain/payouts/states.ts', "import { Payout } from '../../db/models';"],
+  ['sdk/src/example.ts', "import { ERROR_CODES } from '../../api/errors';"],
+  ['sdk/src/example.ts', "import { notFound } from '../../domain/products';"],
+  ['sdk/src/example.ts', "import { Product } from '../../db/models';"],
+  ['lib/example.ts', "import { createCommerceClient } from '../sdk/src';"],
 ];
 
 const ALLOWED: [string, string][] = [
@@ -35,6 +39,8 @@ const ALLOWED: [string, string][] = [
   ['workflows/example.ts', "import { payoutProgress } from '../domain/payouts/states';"],
   ['domain/payouts/states.ts', "import type { PayoutWorkflowStatus } from '../../workflows/messages';"],
   ['activities/example.ts', "import { emitProductUpdated } from '../domain/products/dto';"],
+  ['sdk/src/example.ts', "import { verifyWebhookSignature } from '../../lib/webhooks/signature';"],
+  ['sdk/src/example.ts', "import type { paths } from './generated/schema';"],
 ];
 
 /**
