@@ -22,7 +22,7 @@ const REQUIRED_BANK_FIELDS = { bankName: 'bank’s name', bankAccountHolder: 'ac
 
 const payoutTone = (status: PayoutStatus) => (status === 'paid' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'wait');
 /** An account number on a page: its last four characters only. */
-const endingOf = (number: string) => `…${number.slice(-4)}`;
+const endingOf = (number: string) => `…${number.replace(/[^0-9A-Za-z]/g, '').slice(-4)}`;
 
 interface PayoutsPageState {
   status: number;
