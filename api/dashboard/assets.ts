@@ -79,7 +79,9 @@ a.button.secondary { background: var(--card); color: var(--text); border-color: 
 h3 { font-size: 15px; margin: 18px 0 8px; }
 tr.total td, tr.total th { background: #fafafa; }
 tr.total th { color: var(--text); font-size: 14px; }
-.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 0 16px; }
+.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 0 16px; align-items: start; }
+.field-row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 16px; }
+tbody tr:last-child th { border-bottom: 0; }
 .field textarea { font: inherit; padding: 8px 10px; border: 1px solid #d4d4d8; border-radius: 7px; width: 100%; max-width: 420px; resize: vertical; }
 .field textarea[aria-invalid="true"], .field select[aria-invalid="true"] { border-color: var(--danger); }
 .timeline { list-style: none; margin: 0 0 20px; padding: 12px 20px; }

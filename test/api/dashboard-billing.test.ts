@@ -287,7 +287,7 @@ describe('dashboard manual orders', () => {
     expect(list.text).toContain(order.orderNumber);
     expect(list.text).toContain(shippedOne.orderNumber);
     expect(list.text).toContain('Budi &lt;Santoso&gt;');
-    expect(list.text).toContain('<td class="num">$25.00</td>');
+    expect(list.text).toContain('<td class="num hide-narrow">$25.00</td>');
     const filtered = await client.get('/dashboard/manual-orders?fulfillmentStatus=shipped');
     expect(filtered.text).toContain(shippedOne.orderNumber);
     expect(filtered.text).not.toContain(`>${order.orderNumber}<`);

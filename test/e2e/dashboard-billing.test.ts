@@ -89,7 +89,11 @@ afterEach(() => {
 
 const pageIn = (context: BrowserContext): Promise<Page> => watchedPage(context, (problem) => problems.push(problem));
 
-const OVERFLOW = `(() => { const r = document.documentElement; return r.scrollWidth > r.clientWidth ? r.scrollWidth + 'px in ' + r.clientWidth + 'px' : null; })()`;
+/** Page-side check (a string: this program is typed without the DOM): neither the document nor a table scrolls sideways. */
+const OVERFLOW = `(() => {
+  const wide = [document.documentElement, ...document.querySelectorAll('.table-wrap')].filter((e) => e.scrollWidth > e.clientWidth + 1);
+  return wide.length ? wide.map((e) => (e.className || e.tagName) + ': ' + e.scrollWidth + 'px in ' + e.clientWidth + 'px').join('; ') : null;
+})()`;
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
   expect({ name, width, overflow: await page.evaluate<string | null>(OVERFLOW) }).toEqual({ name, width, overflow: null });

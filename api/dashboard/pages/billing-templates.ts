@@ -5,9 +5,9 @@
 
 export const BILLING_PARTIALS = {
   billingSubscriptionRows: `{{#if subscriptions.length}}<table>
-<thead><tr><th scope="col">Subscription</th><th scope="col" class="hide-narrow">Customer</th><th scope="col">Plan</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Period ends</th></tr></thead>
+<thead><tr><th scope="col">Subscription</th>{{#unless hideCustomer}}<th scope="col" class="hide-narrow">Customer</th>{{/unless}}<th scope="col">Plan</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Period ends</th></tr></thead>
 <tbody>
-{{#each subscriptions}}<tr><td class="mono"><a href="{{../base}}/subscriptions/{{id}}">{{id}}</a></td><td class="hide-narrow">{{customerLabel}}</td><td>{{planLabel}}</td><td><span class="badge {{tone}}">{{words status}}</span>{{#if cancelAtPeriodEnd}}<div class="small">cancels at period end</div>{{/if}}</td><td class="hide-narrow">{{when currentPeriodEnd}}</td></tr>
+{{#each subscriptions}}<tr><td class="mono"><a href="{{../base}}/subscriptions/{{id}}">{{id}}</a></td>{{#unless ../hideCustomer}}<td class="hide-narrow">{{customerLabel}}</td>{{/unless}}<td>{{planLabel}}</td><td><span class="badge {{tone}}">{{words status}}</span>{{#if cancelAtPeriodEnd}}<div class="small">cancels at period end</div>{{/if}}</td><td class="hide-narrow">{{when currentPeriodEnd}}</td></tr>
 {{/each}}</tbody>
 </table>
 {{else}}<p class="empty">No subscriptions{{#if filter}} {{words filter}}{{/if}} yet in {{modeLabel}}.</p>
@@ -51,7 +51,7 @@ export const CUSTOMER = `<p class="crumbs"><a href="{{base}}/customers">Customer
 {{/each}}</dl>
 <h2>Subscriptions</h2>
 <div class="table-wrap">
-{{> billingSubscriptionRows}}
+{{> billingSubscriptionRows hideCustomer=true}}
 </div>
 <h2>Invoices</h2>
 <div class="table-wrap">

@@ -14,9 +14,9 @@ export const MANUAL_ORDERS = `<h1>Manual orders</h1>
 </form>
 <div class="table-wrap">
 {{#if orders.length}}<table>
-<thead><tr><th scope="col">Order</th><th scope="col" class="hide-narrow">Buyer</th><th scope="col">Payment</th><th scope="col" class="hide-narrow">Fulfilment</th><th scope="col" class="num">Amount</th><th scope="col" class="hide-narrow">Placed</th></tr></thead>
+<thead><tr><th scope="col">Order</th><th scope="col" class="hide-narrow">Buyer</th><th scope="col">Payment</th><th scope="col" class="hide-narrow">Fulfilment</th><th scope="col" class="num hide-narrow">Amount</th><th scope="col" class="hide-narrow">Placed</th></tr></thead>
 <tbody>
-{{#each orders}}<tr><td class="nowrap"><a class="mono" href="{{../base}}/manual-orders/{{id}}">{{orderNumber}}</a><div class="small show-narrow">{{words fulfillmentStatus}}</div></td><td class="hide-narrow">{{customerName}}<div class="small">{{customerEmail}}</div></td><td><span class="badge {{paymentTone}}">{{words paymentStatus}}</span></td><td class="hide-narrow"><span class="badge {{fulfillmentTone}}">{{words fulfillmentStatus}}</span></td><td class="num">{{moneyOf amount currency}}</td><td class="hide-narrow">{{when placedAt}}</td></tr>
+{{#each orders}}<tr><td class="nowrap"><a class="mono" href="{{../base}}/manual-orders/{{id}}">{{orderNumber}}</a><div class="small show-narrow">{{words fulfillmentStatus}} · {{moneyOf amount currency}}</div></td><td class="hide-narrow">{{customerName}}<div class="small">{{customerEmail}}</div></td><td><span class="badge {{paymentTone}}">{{words paymentStatus}}</span></td><td class="hide-narrow"><span class="badge {{fulfillmentTone}}">{{words fulfillmentStatus}}</span></td><td class="num hide-narrow">{{moneyOf amount currency}}</td><td class="hide-narrow">{{when placedAt}}</td></tr>
 {{/each}}</tbody>
 </table>
 {{else}}<p class="empty">No manual orders{{#if filtered}} like that{{/if}} yet in {{modeLabel}}.</p>
