@@ -257,8 +257,19 @@ describe('dashboard payouts', () => {
     expect((await client.request('POST', '/dashboard/payouts', { currency: 'USD', amount: '10', note: '' })).status).toBe(403);
     expect(await Payout.count({ where: { accountId: ws.accountId } })).toBe(0);
 
-    const requested = await client.post('/dashboard/payouts', { currency: 'USD', amount: '20.00', note: 'Weekly' }, '/dashboard/payouts');
+    // The form as the page holds it: its token and the newest payout it showed (none yet).
+    const formOnPage = async () => {
+      const html = (await client.get('/dashboard/payouts')).text;
+      return { _csrf: csrfOf(html), latestPayoutId: /name="latestPayoutId" value="([^"]*)"/.exec(html)![1]! };
+    };
+    const opened = await formOnPage();
+    expect(opened.latestPayoutId).toBe('');
+    const requested = await client.request('POST', '/dashboard/payouts', { ...opened, currency: 'USD', amount: '20.00', note: 'Weekly' });
     expect(requested).toMatchObject({ status: 303, location: '/dashboard/payouts?notice=payout-requested' });
+    // The same form sent again (a double click, a resubmitted page) requests nothing more, and says so beside the amount.
+    const resent = await client.request('POST', '/dashboard/payouts', { ...opened, currency: 'USD', amount: '20.00', note: 'Weekly' });
+    expect(resent.status).toBe(409);
+    expect(resent.text).toMatch(/id="payout-amount-error">A payout was requested since this form was opened; nothing was requested now/);
     const payouts = await Payout.findAll({ where: { accountId: ws.accountId } });
     expect(payouts.map((p) => p.get())).toEqual([expect.objectContaining({ amount: 2_000, currency: 'USD', status: 'pending', backend: 'manual', bankName: 'Bank Central Asia', note: 'Weekly' })]);
     const balance = await http<{ data: { available: number }[] }>(t.api.baseUrl, 'GET', '/api/v1/payouts/balance', { key: ws.secretKey });
@@ -269,9 +280,18 @@ describe('dashboard payouts', () => {
     expect(history.text).toContain('<dt>Available (USD)</dt><dd>$30.00</dd>');
     expect(history.text).toContain('Bank Central Asia · …7890');
     expect(history.text).not.toContain(theirPayout.id);
-    // The rest, then one cent more than what is left: refused beside the field.
-    expect((await client.post('/dashboard/payouts', { currency: 'USD', amount: '30.01', note: '' }, '/dashboard/payouts')).status).toBe(409);
+    // One cent more than what is left: refused beside the field, in money.
+    const reopened = await formOnPage();
+    expect(reopened.latestPayoutId).toBe(payouts[0]!.id);
+    const over = await client.request('POST', '/dashboard/payouts', { ...reopened, currency: 'USD', amount: '30.01', note: '' });
+    expect(over.status).toBe(409);
+    expect(over.text).toMatch(/id="payout-amount-error">More than the \$30\.00 available in USD</);
     expect(await Payout.count({ where: { accountId: ws.accountId } })).toBe(1);
+    // Two sends of one form at once (each could be covered by the balance): exactly one payout.
+    const raced = await Promise.all([1, 2].map(() => client.request('POST', '/dashboard/payouts', { ...reopened, currency: 'USD', amount: '5', note: '' })));
+    expect(raced.map((r) => r.status).sort()).toEqual([303, 409]);
+    expect(await Payout.count({ where: { accountId: ws.accountId } })).toBe(2);
+    expect((await http<{ data: { available: number }[] }>(t.api.baseUrl, 'GET', '/api/v1/payouts/balance', { key: ws.secretKey })).body.data[0]!.available).toBe(2_500);
   });
 });
 

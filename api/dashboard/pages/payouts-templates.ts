@@ -15,7 +15,7 @@ export const PAYOUTS = `<h1>Payouts</h1>
 <h2>Request a payout</h2>
 {{#if payoutError}}<p class="error" role="alert" id="payout-error">{{payoutError}}</p>
 {{/if}}{{#if canRequest}}<p>The amount leaves the available balance at once and is paid to {{bankAccount.bankName}} ({{bankAccount.bankAccountHolder}}, ending {{accountEnding}}).</p>
-<form method="post" action="{{base}}/payouts" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}
+<form method="post" action="{{base}}/payouts" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}<input type="hidden" name="latestPayoutId" value="{{latestPayoutId}}">
 <div class="field-row">
 <div class="field"><label for="payout-currency">Currency</label>
 <select id="payout-currency" name="currency"{{#if payoutErrors.currency}} aria-invalid="true" aria-describedby="payout-currency-error"{{/if}}>{{#each balances}}<option value="{{currency}}"{{#if (eq currency ../payoutForm.currency)}} selected{{/if}}>{{currency}} ({{moneyOf available currency}} available)</option>{{/each}}</select>

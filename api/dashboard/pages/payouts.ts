@@ -42,7 +42,12 @@ export function mountPayoutPages({ router, services, page, post }: PageKit): voi
   const payoutsPage = async (req: Request, res: Response, state: PayoutsPageState) => {
     const { auth } = identityOf(req);
     const cursor = queryText(req, 'cursor');
-    const [balances, bankAccount, payouts] = await Promise.all([services.payouts.balance(auth), services.payouts.bankAccount(auth), services.payouts.list(auth, { limit: PAGE_SIZE, cursor })]);
+    const [balances, bankAccount, payouts, newest] = await Promise.all([
+      services.payouts.balance(auth),
+      services.payouts.bankAccount(auth),
+      services.payouts.list(auth, { limit: PAGE_SIZE, cursor }),
+      cursor ? services.payouts.list(auth, { limit: 1 }) : null,
+    ]);
     const first = balances[0];
     page(req, res, {
       status: state.status,
@@ -58,6 +63,7 @@ export function mountPayoutPages({ router, services, page, post }: PageKit): voi
         amountExample: first ? majorUnits(first.available, first.currency) : '',
         payouts: payouts.data.map((p) => ({ ...p, tone: payoutTone(p.status), ending: endingOf(p.bankAccountNumber) })),
         nextCursor: payouts.nextCursor,
+        latestPayoutId: (newest ?? payouts).data[0]?.id ?? '',
         payoutForm: state.payoutForm ?? {},
         payoutErrors: state.payoutErrors,
         payoutError: state.payoutError,
@@ -78,9 +84,13 @@ export function mountPayoutPages({ router, services, page, post }: PageKit): voi
     if (amount === null) return refuse(400, { amount: `Type an amount in ${form.currency}, like ${majorUnits(12_500, form.currency)}` });
     const parsed = CreatePayoutBody.safeParse({ amount, currency: form.currency, ...(form.note ? { note: form.note } : {}) });
     if (!parsed.success) return refuse(400, fieldErrorsOf(parsed.error));
+    const latestPayoutId = formField(req, 'latestPayoutId') ?? '';
+    if (latestPayoutId !== '' && !/^pout_\w{1,64}$/.test(latestPayoutId)) throw new AppError('VALIDATION_ERROR', 'latestPayoutId: the form is incomplete; open the page again');
     try {
-      await services.payouts.create(auth, parsed.data);
+      await services.payouts.create(auth, parsed.data, { latestPayoutId: latestPayoutId || null });
     } catch (err) {
+      // Sent again after its payout (a double click, a resubmitted page): nothing more is requested.
+      if (err instanceof AppError && err.code === 'INVALID_STATE') return refuse(409, { amount: err.message });
       if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') {
         const { available } = err.details as { available: number };
         return refuse(409, { amount: `More than the ${formatMoney(available, form.currency)} available in ${form.currency}` });
