@@ -363,14 +363,41 @@ describe('dashboard manual orders', () => {
   });
 });
 
-/** Every route of these pages that takes an id, read from the pages' own mounting: each is tested below. */
-function idRoutes(): string[] {
+/** Every route of these pages, read from the pages' own mounting: each is tested below. */
+function pageRoutes(): string[] {
   const router = express.Router();
   const posts: string[] = [];
   mountMoneyPages({ router, services: {} as Services, page: () => undefined, post: (path) => posts.push(`POST ${path}`) });
   const gets = (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [`GET ${layer.route.path}`] : []));
-  return [...gets, ...posts].filter((route) => route.includes(':id')).sort();
+  return [...gets, ...posts].sort();
 }
+const idRoutes = () => pageRoutes().filter((route) => route.includes(':id'));
+
+describe('dashboard billing CSRF', () => {
+  it('refuses every form of these pages without the session’s token, and changes nothing', async () => {
+    const { ws, client } = await signedIn();
+    const customer = await insertBillingCustomer(ws);
+    const subscriptionId = await subscribe(ws, { customerId: customer.id, planId: (await insertPlan(ws)).id, trialDays: 0 });
+    const order = await insertManualOrder(t.ctx.sequelize, ws, await insertProduct(t.ctx.sequelize, ws));
+    await fundAvailable(t.ctx.sequelize, ws, 5_000);
+    const ids: Record<string, string> = { subscriptions: subscriptionId, 'manual-orders': order.id };
+    const before = { subscription: await rowOf(Subscription, subscriptionId), order: await rowOf(ManualOrder, order.id) };
+    const posts = pageRoutes().filter((route) => route.startsWith('POST '));
+    expect(posts).toHaveLength(8);
+    for (const route of posts) {
+      const template = route.slice('POST '.length);
+      const path = `/dashboard${template.replace(':id', ids[template.split('/')[1]!] ?? '')}`;
+      const form = { when: 'now', paymentStatus: 'canceled', fulfillmentStatus: 'shipped', merchantPaymentNote: 'x', currency: 'USD', amount: '10', bankName: 'B', bankAccountHolder: 'H', bankAccountNumber: '1' };
+      const refused = await client.request('POST', path, form);
+      expect({ route, status: refused.status }).toEqual({ route, status: 403 });
+      expect(refused.text).toContain('Form refused');
+    }
+    expect({ subscription: await rowOf(Subscription, subscriptionId), order: await rowOf(ManualOrder, order.id) }).toEqual(before);
+    expect(await signals(subscriptionId)).toBe(0);
+    expect(await Payout.count({ where: { accountId: ws.accountId } })).toBe(0);
+    expect(await PayoutBankAccount.count({ where: { accountId: ws.accountId } })).toBe(0);
+  });
+});
 
 describe('dashboard billing across workspaces', () => {
   it('answers another workspace’s id on every route of these pages with the 404 page, and changes nothing', async () => {

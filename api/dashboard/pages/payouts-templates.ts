@@ -27,8 +27,8 @@ ${field('payout-amount', 'amount', 'Amount', 'inputmode="decimal" autocomplete="
 {{#if payoutErrors.note}}<span class="field-error" id="payout-note-error">{{payoutErrors.note}}</span>{{/if}}</div>
 <button type="submit">Request payout</button>
 </form>
-{{else if balances.length}}<p class="empty">Set a bank account below before requesting a payout.</p>
-{{else}}<p class="empty">Nothing to pay out yet: the balance starts with the first completed sale in {{modeLabel}}.</p>
+{{else if balances.length}}<p>Set a bank account below before requesting a payout.</p>
+{{else}}<p>Nothing to pay out yet: the balance starts with the first completed sale in {{modeLabel}}.</p>
 {{/if}}</div>
 <div class="panel" id="bank-account">
 <h2>Bank account</h2>
