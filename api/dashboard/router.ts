@@ -9,10 +9,12 @@ import { httpStatusOf } from '../errors';
 import { sharedLimiter } from '../middleware/rate-limit';
 import { sameOriginForm } from '../middleware/same-origin';
 import { CHECKOUT_STATUSES, type CheckoutStatus } from '../../db/models';
-import { CURRENCY_EXPONENTS, currencyExponent } from '../../lib/money';
+import { CURRENCY_EXPONENTS } from '../../lib/money';
 import { RefundCheckoutSessionBody } from '../../domain/checkout';
 import { CreateApiKeyBody } from '../routes/api-keys/schemas';
+import { majorUnits, smallestUnits } from './amounts';
 import { ASSETS } from './assets';
+import { MONEY_PAGE_NOTICES, mountMoneyPages } from './pages';
 import { salesChartSvg } from './chart';
 import { BODIES, drawnHere, sendDashboardPage, type Active, type DashboardFrame } from './render';
 import {
@@ -34,6 +36,7 @@ export const SIGNIN_PER_EMAIL_PER_MINUTE = 10;
 
 /** What a page says after a form's redirect (`?notice=`): fixed texts, so nothing a link carries is ever shown. */
 const NOTICES: Record<string, string> = {
+  ...MONEY_PAGE_NOTICES,
   archived: 'Product archived. It is hidden from the shop and the API.',
   restored: 'Product restored. It stays unpublished until you publish it.',
   revoked: 'Key revoked. Requests with it are refused from now on.',
@@ -305,26 +308,14 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
     page(req, res, { status: 200, title: 'Sessions', active: 'account', body: BODIES.account, context: { expiresAt: identityOf(req).expiresAt } });
   });
 
+  mountMoneyPages({ router, services, page, post });
+
   router.use((req, res) => messagePage(req, res, 404, 'Not found', 'There is nothing at this address in the dashboard, or it belongs to another workspace.'));
   router.use(dashboardErrors);
   return router;
 }
 
 const toneOf = (status: CheckoutStatus) => (status === 'completed' ? 'good' : status === 'expired' || status === 'failed' ? 'bad' : 'wait');
-
-/** An amount in the smallest unit as typed in a form: `1250` USD → `12.50`. */
-function majorUnits(amount: number, currency: string): string {
-  const digits = currencyExponent(currency);
-  return (amount / 10 ** digits).toFixed(digits);
-}
-
-/** A typed amount in whole units (`12.5`, `12.50`, `150000`) in the smallest unit; null when it is not one. */
-function smallestUnits(text: string, currency: string): number | null {
-  const digits = currencyExponent(currency);
-  const match = /^(\d{1,15})(?:\.(\d+))?$/.exec(text.replace(/,/g, ''));
-  if (!match || (match[2] ?? '').length > digits) return null;
-  return Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || '0');
-}
 
 /** A configured duration in words: `24 hours`, `90 minutes`, `3 seconds`. */
 function durationText(ms: number): string {

@@ -48,8 +48,14 @@ export const LAYOUT = `<!DOCTYPE html>
 <ul>
 <li><a href="{{base}}"{{#if (eq active "overview")}} aria-current="page"{{/if}}>Overview</a></li>
 <li><a href="{{base}}/checkouts"{{#if (eq active "checkouts")}} aria-current="page"{{/if}}>Checkouts</a></li>
+<li><a href="{{base}}/manual-orders"{{#if (eq active "manual-orders")}} aria-current="page"{{/if}}>Manual orders</a></li>
 <li><a href="{{base}}/products"{{#if (eq active "products")}} aria-current="page"{{/if}}>Products</a></li>
 <li><a href="{{base}}/deliveries"{{#if (eq active "deliveries")}} aria-current="page"{{/if}}>Deliveries</a></li>
+<li class="group">Billing</li>
+<li><a href="{{base}}/customers"{{#if (eq active "customers")}} aria-current="page"{{/if}}>Customers</a></li>
+<li><a href="{{base}}/subscriptions"{{#if (eq active "subscriptions")}} aria-current="page"{{/if}}>Subscriptions</a></li>
+<li><a href="{{base}}/invoices"{{#if (eq active "invoices")}} aria-current="page"{{/if}}>Invoices</a></li>
+<li><a href="{{base}}/payouts"{{#if (eq active "payouts")}} aria-current="page"{{/if}}>Payouts</a></li>
 <li class="group">Developers</li>
 <li><a href="{{base}}/developers/api-keys"{{#if (eq active "api-keys")}} aria-current="page"{{/if}}>API keys</a></li>
 <li><a href="{{base}}/developers/webhooks"{{#if (eq active "webhooks")}} aria-current="page"{{/if}}>Webhooks</a></li>

@@ -1,9 +1,10 @@
+import { Op } from 'sequelize';
 import { debitAvailable, readBalances } from '../../db/ledger';
 import { Payout, PayoutBankAccount, type PayoutStatus } from '../../db/models';
 import { listPage, type PageRequest } from '../../db/pagination';
 import { balanceCurrencies, insertPayout, readPayoutCreateContext, upsertBankAccount, type PayoutCreateContext } from '../../db/payouts';
 import { tenantWhere, type Tenant } from '../../db/tenancy';
-import { AppError, notFound, validationError, type ErrorDetail } from '../../lib/errors';
+import { AppError, invalidState, notFound, validationError, type ErrorDetail } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AuthContext } from '../auth-context';
 import type { ServiceDeps } from '../service-deps';
@@ -20,6 +21,14 @@ export interface PayoutListQuery extends PageRequest {
 type SnapshotFields = Pick<Payout, 'bankCode' | 'bankName' | 'bankAccountNumberSealed' | 'bankAccountHolder'>;
 
 const OVERRIDE_FIELDS = ['bankName', 'bankAccountNumber', 'bankAccountHolder'] as const;
+
+/**
+ * What a dashboard form saw when it was shown: the newest payout of the workspace's mode then (null: none). A
+ * payout is requested only while that still holds, so a form sent twice requests once.
+ */
+export interface PayoutsSeen {
+  latestPayoutId: string | null;
+}
 
 const insufficient = (currency: string, available: number) =>
   new AppError('INSUFFICIENT_BALANCE', `The amount is more than the ${available} available in ${currency}`, { currency, available });
@@ -87,9 +96,10 @@ export function createPayoutService({ sequelize, box, starters, logger }: Pick<S
      * Checks, in order: the currency has a balance (400), a bank account to pay to (409 BANK_ACCOUNT_NOT_SET, or
      * 400 for a partial override), the amount is available (409 INSUFFICIENT_BALANCE). The amount then leaves
      * `available` in the creating transaction, checked again there under the balance row's lock, so concurrent
-     * payouts can never take more than there is; the payout's workflow start is recorded with it.
+     * payouts can never take more than there is; the payout's workflow start is recorded with it. With `seen`, a
+     * payout in the currency requested since (read under that lock, where requests of a currency queue) refuses it.
      */
-    async create(auth: AuthContext, body: CreatePayoutBody): Promise<PayoutDto> {
+    async create(auth: AuthContext, body: CreatePayoutBody, seen?: PayoutsSeen): Promise<PayoutDto> {
       const tenant: Tenant = tenantWhere(auth);
       const { currency, amount } = body;
       const context = await readPayoutCreateContext(sequelize, tenant, currency);
@@ -113,6 +123,12 @@ export function createPayoutService({ sequelize, box, starters, logger }: Pick<S
         if (!(await debitAvailable(tx, tenant, { id: newId('txn'), type: 'payout', sourceId: id, currency, amount }))) {
           const [balance] = (await readBalances(tx, tenant)).filter((b) => b.currency === currency);
           throw insufficient(currency, balance?.available ?? 0);
+        }
+        if (seen) {
+          const since = { [Op.ne]: id, ...(seen.latestPayoutId ? { [Op.gt]: seen.latestPayoutId } : {}) };
+          if (await Payout.findOne({ where: { ...tenant, currency, id: since }, attributes: ['id'], transaction: tx })) {
+            throw invalidState('A payout was requested since this form was opened; nothing was requested now. Check the history before requesting again');
+          }
         }
         return { row, workflowId };
       });
