@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import { INVOICE_STATUSES, SUBSCRIPTION_STATUSES, type InvoiceStatus, type SubscriptionStatus } from '../../../db/models';
 import type { AuthContext } from '../../../domain/auth-context';
-import type { CustomerDto } from '../../../domain/customers/dto';
-import type { InvoiceDto } from '../../../domain/invoices/dto';
+import type { CustomerDto } from '../../../domain/customers';
+import type { InvoiceDto } from '../../../domain/invoices';
 import type { Services } from '../../../domain/services';
 import { UpdateSubscriptionBody } from '../../../domain/subscriptions';
-import type { SubscriptionDto } from '../../../domain/subscriptions/dto';
+import type { SubscriptionDto } from '../../../domain/subscriptions';
 import { AppError } from '../../../lib/errors';
 import { formatMoney } from '../../../lib/money';
 import { engine } from '../../pages/shared/render';

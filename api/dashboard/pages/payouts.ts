@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { PayoutStatus } from '../../../db/models';
-import { CreatePayoutBody, UpdateBankAccountBody } from '../../../domain/payouts/inputs';
+import { CreatePayoutBody, UpdateBankAccountBody } from '../../../domain/payouts';
 import { AppError } from '../../../lib/errors';
 import { CURRENCY_EXPONENTS, formatMoney } from '../../../lib/money';
 import { engine } from '../../pages/shared/render';
