@@ -354,7 +354,7 @@ describe('dashboard manual orders', () => {
     expect(await client.post(`${page}/notes`, { merchantPaymentNote: 'Paid by BCA transfer', merchantShippingNote: '' }, page)).toMatchObject({ status: 303 });
     expect((await ManualOrder.findByPk(order.id))!.get()).toMatchObject({ merchantPaymentNote: 'Paid by BCA transfer', merchantShippingNote: null });
 
-    // Canceling an order awaiting payment: canceled, and its fulfilment form is gone.
+    // Canceling an order awaiting payment: canceled, and its fulfillment form is gone.
     const third = await insertManualOrder(t.ctx.sequelize, ws, productId);
     const thirdPage = `/dashboard/manual-orders/${third.id}`;
     expect(await client.post(`${thirdPage}/payment`, { paymentStatus: 'canceled' }, thirdPage)).toMatchObject({ status: 303, location: `${thirdPage}?notice=order-canceled` });

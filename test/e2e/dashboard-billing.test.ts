@@ -184,10 +184,10 @@ describe.each(WIDTHS)('the billing pages at %i px', (width) => {
       await page.getByLabel('Status').selectOption('shipped');
       await page.getByLabel('Courier').fill('JNE');
       await page.getByLabel('Tracking number').fill(`JNE-${width}-0001`);
-      await page.getByRole('button', { name: 'Save fulfilment' }).click();
-      await expect(page.locator('.notice').innerText()).resolves.toContain('Fulfilment saved.');
+      await page.getByRole('button', { name: 'Save fulfillment' }).click();
+      await expect(page.locator('.notice').innerText()).resolves.toContain('Fulfillment saved.');
       await page.getByLabel('Status').selectOption('preparing');
-      await page.getByRole('button', { name: 'Save fulfilment' }).click();
+      await page.getByRole('button', { name: 'Save fulfillment' }).click();
       await expect(page.locator('#fulfillment-status-error').innerText()).resolves.toContain('cannot go back to preparing');
       await shot(page, 'manual-order-refused', width);
       expectRefusal(409);

@@ -4,17 +4,17 @@ const error = (id: string, key: string) => `{{#if errors.${key}}}<span class="fi
 const invalid = (id: string, key: string) => `{{#if errors.${key}}} aria-invalid="true" aria-describedby="${id}-error"{{/if}}`;
 
 export const MANUAL_ORDERS = `<h1>Manual orders</h1>
-<p class="lead">Orders paid outside the checkout (bank transfer, QRIS, WhatsApp, cash on delivery), newest first, {{modeLabel}}. Open one to confirm its payment, cancel it or move its fulfilment.</p>
+<p class="lead">Orders paid outside the checkout (bank transfer, QRIS, WhatsApp, cash on delivery), newest first, {{modeLabel}}. Open one to confirm its payment, cancel it or move its fulfillment.</p>
 <form class="inline-form filter" method="get" action="{{base}}/manual-orders">
 <div class="field"><label for="order-payment">Payment</label>
 <select id="order-payment" name="paymentStatus"><option value="">Any</option>{{#each paymentStatuses}}<option value="{{this}}"{{#if (eq this ../paymentFilter)}} selected{{/if}}>{{words this}}</option>{{/each}}</select></div>
-<div class="field"><label for="order-fulfillment">Fulfilment</label>
+<div class="field"><label for="order-fulfillment">Fulfillment</label>
 <select id="order-fulfillment" name="fulfillmentStatus"><option value="">Any</option>{{#each fulfillmentStatuses}}<option value="{{this}}"{{#if (eq this ../fulfillmentFilter)}} selected{{/if}}>{{words this}}</option>{{/each}}</select></div>
 <button type="submit" class="secondary">Filter</button>
 </form>
 <div class="table-wrap">
 {{#if orders.length}}<table>
-<thead><tr><th scope="col">Order</th><th scope="col" class="hide-narrow">Buyer</th><th scope="col">Payment</th><th scope="col" class="hide-narrow">Fulfilment</th><th scope="col" class="num hide-narrow">Amount</th><th scope="col" class="hide-narrow">Placed</th></tr></thead>
+<thead><tr><th scope="col">Order</th><th scope="col" class="hide-narrow">Buyer</th><th scope="col">Payment</th><th scope="col" class="hide-narrow">Fulfillment</th><th scope="col" class="num hide-narrow">Amount</th><th scope="col" class="hide-narrow">Placed</th></tr></thead>
 <tbody>
 {{#each orders}}<tr><td class="nowrap"><a class="mono" href="{{../base}}/manual-orders/{{id}}">{{orderNumber}}</a><div class="small show-narrow">{{words fulfillmentStatus}} · {{moneyOf amount currency}}</div></td><td class="hide-narrow">{{customerName}}<div class="small">{{customerEmail}}</div></td><td><span class="badge {{paymentTone}}">{{words paymentStatus}}</span></td><td class="hide-narrow"><span class="badge {{fulfillmentTone}}">{{words fulfillmentStatus}}</span></td><td class="num hide-narrow">{{moneyOf amount currency}}</td><td class="hide-narrow">{{when placedAt}}</td></tr>
 {{/each}}</tbody>
@@ -59,7 +59,7 @@ ${error('payment', 'paymentStatus')}
 </div>
 {{else if errors.paymentStatus}}<p class="error" role="alert" id="payment-error">{{errors.paymentStatus}}</p>
 {{/if}}{{#unless canceled}}<div class="panel" id="fulfillment">
-<h2>Fulfilment</h2>
+<h2>Fulfillment</h2>
 <p>Marking it shipped e-mails the buyer the tracking below.</p>
 <form method="post" action="{{base}}/manual-orders/{{order.id}}/fulfillment" novalidate>{{> dashboardCsrf csrf=identity.csrfToken}}
 <div class="form-grid">
@@ -73,7 +73,7 @@ ${error('tracking-courier', 'trackingCourier')}</div>
 <input id="tracking-number" name="trackingNumber" maxlength="80" value="{{form.trackingNumber}}"${invalid('tracking-number', 'trackingNumber')}>
 ${error('tracking-number', 'trackingNumber')}</div>
 </div>
-<button type="submit">Save fulfilment</button>
+<button type="submit">Save fulfillment</button>
 </form>
 </div>
 {{/unless}}<div class="panel" id="notes">

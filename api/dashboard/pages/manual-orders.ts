@@ -12,7 +12,7 @@ const BODIES = { list: engine.compile(MANUAL_ORDERS), order: engine.compile(MANU
 export const MANUAL_ORDER_NOTICES: Record<string, string> = {
   'order-confirmed': 'Payment confirmed. The buyer is e-mailed and digital items are on their way.',
   'order-canceled': 'Order canceled. What it held is released.',
-  'fulfillment-saved': 'Fulfilment saved.',
+  'fulfillment-saved': 'Fulfillment saved.',
   'notes-saved': 'Notes saved.',
 };
 
