@@ -131,6 +131,7 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
+// Long enough to compile dist/ when the checkout has none (minutes on two busy cores).
 beforeAll(async () => {
   certs = await createTestCertificates();
   receiver = await startHttpsReceiver(certs);
@@ -140,7 +141,7 @@ beforeAll(async () => {
   backupDir = await mkdtemp(path.join(tmpdir(), 'restore-drill-'));
   build = await compiledBuild();
   await startProcesses();
-}, 240_000);
+}, 600_000);
 afterAll(async () => {
   await holder?.end().catch(() => undefined);
   await api?.process.stop();
