@@ -427,6 +427,8 @@ function printBanner(lines: {
     '  Try:',
     `    curl -H "Authorization: Bearer ${exampleKey}" ${apiBase}/api/v1/account/api-keys`,
     '    npm run cli -- workspace create --name "Acme" --slug acme',
+    '    npm run cli -- webhooks listen   (every webhook of the demo workspace, printed as it is sent)',
+    '    the quickstart in README.md: buy, pay, confirm, download, webhook, receipt, workflow',
     rule,
     '',
   );
