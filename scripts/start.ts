@@ -635,8 +635,11 @@ async function main(): Promise<number> {
       demoOwner = await ensureDemoOwner(sequelize, dataDir, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId);
       const storeConfig = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ENCRYPTION_KEY: encryptionKey, FILE_STORAGE_DIR: fileStorageDir });
       const temporal = new Client({ connection: temporalConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(storeConfig)) });
-      const store = await ensureDemoStore({ sequelize, config: storeConfig, temporal }, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId);
-      log(store.created.length > 0 ? `seeded the demo store: ${store.created.join(', ')}` : 'the demo store is seeded');
+      // A demo store that cannot be seeded leaves the stack usable; the next start tries again.
+      await ensureDemoStore({ sequelize, config: storeConfig, temporal }, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId).then(
+        (store) => log(store.created.length > 0 ? `seeded the demo store: ${store.created.join(', ')}` : 'the demo store is seeded'),
+        (err: unknown) => log(`could not seed the demo store: ${(err as Error).message}`),
+      );
     } finally {
       await sequelize.close();
     }
