@@ -29,7 +29,8 @@ import { createCryptoBox } from '../lib/crypto-box';
 import { createDataConverter } from '../lib/payload-codec';
 import { AppError } from '../lib/errors';
 import { PLANS } from '../lib/plans';
-import { isProcessAlive, readStackState, resolveLocalDatabaseUrl } from './lib/local-stack';
+import { isProcessAlive, localEncryptionKey, readStackState, resolveLocalDatabaseUrl } from './lib/local-stack';
+import { describeListenResult, listenForWebhooks, type ListenInput } from './lib/webhook-listener';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -63,6 +64,13 @@ Operators (human output; --json prints one JSON value instead):
   webhooks retry <webhook-delivery:evt_…:whe_…>
                                           Makes a waiting delivery's next attempt now (no reset needed) and
                                           prints its outcome; the delivery log shows it.
+  webhooks listen [--api-key <sk_…> | --account <slug|acc_…> [--environment test|live]]
+                  [--events <type,type,…>] [--forward-to <http://localhost:…>] [--port <n>]
+                                          Receives a workspace's webhooks on loopback (HTTPS, a certificate of
+                                          the local CA \`npm start\` trusts) through a temporary endpoint: prints
+                                          each event (type, id, signature check), forwards it unchanged with
+                                          --forward-to; Ctrl-C removes the endpoint. Default: the demo workspace's
+                                          test environment. docs/webhooks.md.
   stuck [--limit <n>]                     Work that has not gone through, oldest first, with its age and
                                           workflow id: durable starts not made, outbox events not relayed,
                                           webhook deliveries and e-mails failing. Progress on stderr.
@@ -331,6 +339,32 @@ const webhooksRetry: Command<{ endpointId: string; eventId: string }> = {
     `Attempt ${r.attempt} of ${r.eventId} to ${r.endpointId}: ${r.outcome}. The delivery is ${r.status}${r.status === 'retrying' ? ' (its next attempt waits its delay from now)' : ''}.`,
 };
 
+const webhooksListen: Command<ListenInput> = {
+  options: { 'api-key': { type: 'string' }, account: { type: 'string' }, environment: { type: 'string' }, events: { type: 'string' }, 'forward-to': { type: 'string' }, port: { type: 'string' } },
+  parse(values) {
+    const apiKey = values['api-key'];
+    if (apiKey !== undefined && values.account !== undefined) throw new UsageError('pass --api-key or --account, not both');
+    if (apiKey !== undefined && !/^sk_(test|live)_/.test(apiKey)) throw new UsageError('--api-key must be a secret key, sk_test_… or sk_live_…');
+    if (apiKey !== undefined && values.environment !== undefined) throw new UsageError('--environment goes with --account; a key has its own');
+    let forwardTo: URL | undefined;
+    if (values['forward-to'] !== undefined) {
+      forwardTo = URL.canParse(values['forward-to']) ? new URL(values['forward-to']) : undefined;
+      if (!forwardTo || !['http:', 'https:'].includes(forwardTo.protocol)) throw new UsageError(`--forward-to must be an http(s) URL (got "${values['forward-to']}")`);
+    }
+    const port = Number(values.port ?? 0);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got "${values.port}")`);
+    return {
+      ...(apiKey !== undefined ? { apiKey } : { account: values.account ?? 'demo' }),
+      environment: oneOf(values.environment ?? 'test', 'environment', ['test', 'live'] as const),
+      events: (values.events ?? '').split(',').map((e) => e.trim()).filter(Boolean),
+      ...(forwardTo ? { forwardTo } : {}),
+      port,
+    };
+  },
+  run: (sequelize, input, tools) => listenForWebhooks(sequelize, tools.config, input, tools),
+  human: describeListenResult,
+};
+
 const stuck: Command<{ limit: number }> = {
   options: { limit: { type: 'string' } },
   parse: (values) => ({ limit: limit(values, 100) }),
@@ -395,7 +429,7 @@ const COMMANDS: Record<string, Record<string, Command<unknown>>> = {
   modules: { set: modulesSet },
   user: { create: userCreate, 'add-member': userAddMember },
   encryption: { rotate: encryptionRotate },
-  webhooks: { retry: webhooksRetry },
+  webhooks: { retry: webhooksRetry, listen: webhooksListen },
   stuck: { '': stuck },
   migrate: { status: migrateStatus },
 };
@@ -470,7 +504,9 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   let opened: Sequelize | undefined;
   let connection: Connection | undefined;
   try {
-    const config = loadConfig(io.env);
+    const loaded = loadConfig(io.env);
+    const stackKey = localEncryptionKey(loaded);
+    const config = stackKey ? loadConfig({ ...io.env, ENCRYPTION_KEY: stackKey }) : loaded;
     const sequelize = io.sequelize ?? (opened = createDatabase({ url: resolveLocalDatabaseUrl(config), poolMax: 2 }));
     if (parsed.command.migrates !== false) await migrateToLatest(sequelize);
     const tools: Tools = {

@@ -26,7 +26,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -38,10 +38,13 @@ import { Account, ApiKey } from '../db/models';
 import { createUserService, findUserByEmail, verifyPassword } from '../domain/users';
 import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspaces';
 import { hashKey } from '../lib/api-key-secrets';
-import { ConfigError, loadConfig, type Config } from '../lib/config';
+import { ConfigError, loadConfig, requireKeyRing, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
+import { createDataConverter } from '../lib/payload-codec';
 import { sandboxSecretKey, startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { demoStoreBanner, ensureDemoStore } from './lib/demo-store';
+import { ensureLocalCa, trustFile } from './lib/local-ca';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
 import { mailpitExecutable, provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
@@ -377,6 +380,7 @@ function printBanner(lines: {
   dataDir: string;
   demo: DemoWorkspace;
   demoOwner: DemoOwner;
+  store: string[];
 }): void {
   const { apiBase, demo } = lines;
   const rule = '─'.repeat(78);
@@ -417,11 +421,14 @@ function printBanner(lines: {
   const owner = lines.demoOwner;
   if (owner.kind === 'password') out.push(`  Dashboard sign-in: ${owner.email} / ${owner.password}`);
   else out.push(`  Dashboard user ${owner.email}: ${owner.reason}.`);
+  out.push('', ...lines.store);
   out.push(
     '',
     '  Try:',
     `    curl -H "Authorization: Bearer ${exampleKey}" ${apiBase}/api/v1/account/api-keys`,
     '    npm run cli -- workspace create --name "Acme" --slug acme',
+    '    npm run cli -- webhooks listen   (every webhook of the demo workspace, printed as it is sent)',
+    '    the quickstart in README.md: buy, pay, confirm, download, webhook, receipt, workflow',
     rule,
     '',
   );
@@ -626,6 +633,13 @@ async function main(): Promise<number> {
       log(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
       demo = await ensureDemoWorkspace(sequelize, dataDir);
       demoOwner = await ensureDemoOwner(sequelize, dataDir, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId);
+      const storeConfig = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ENCRYPTION_KEY: encryptionKey, FILE_STORAGE_DIR: fileStorageDir });
+      const temporal = new Client({ connection: temporalConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(storeConfig)) });
+      // A demo store that cannot be seeded leaves the stack usable; the next start tries again.
+      await ensureDemoStore({ sequelize, config: storeConfig, temporal }, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId).then(
+        (store) => log(store.created.length > 0 ? `seeded the demo store: ${store.created.join(', ')}` : 'the demo store is seeded'),
+        (err: unknown) => log(`could not seed the demo store: ${(err as Error).message}`),
+      );
     } finally {
       await sequelize.close();
     }
@@ -642,7 +656,9 @@ async function main(): Promise<number> {
       startedAt: new Date().toISOString(),
     });
 
-    // The API and the worker.
+    // The API and the worker. Local webhook receivers (`cli webhooks listen`) are on loopback with a certificate of
+    // the local CA, so both trust that CA and allow private targets unless told otherwise.
+    const localCa = await ensureLocalCa(dataDir);
     const childEnv: NodeJS.ProcessEnv = {
       ...process.env,
       DATA_DIR: dataDir,
@@ -658,6 +674,8 @@ async function main(): Promise<number> {
       FILE_STORAGE_DIR: fileStorageDir,
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
       ...paymentEnv,
+      WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? 'true',
+      NODE_EXTRA_CA_CERTS: trustFile(dataDir, localCa, process.env.NODE_EXTRA_CA_CERTS),
     };
     let workerPid = -1;
     const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
@@ -693,7 +711,8 @@ async function main(): Promise<number> {
       `http://127.0.0.1:${metricsPort}/metrics   (API, METRICS_PORT)`,
       `                 ${config.WORKER_HEALTH_PORT === 0 ? '(worker: /metrics on its health port)' : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/metrics   (worker, with the Temporal SDK's)`}`,
     ].join('\n');
-    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, metrics, databaseUrl, dataDir, demo, demoOwner });
+    const store = await demoStoreBanner(apiBase, DEMO_SLUG, demo.kind === 'keys' ? demo.workspace.publishableKey : null);
+    printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, metrics, databaseUrl, dataDir, demo, demoOwner, store });
     await stopped;
     return 0;
   } finally {

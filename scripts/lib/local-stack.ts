@@ -94,6 +94,21 @@ export function resolveLocalDatabaseUrl(config: Config): string {
 }
 
 /**
+ * ENCRYPTION_KEY for the CLI: the environment's, else that of the running `npm start` of this DATA_DIR (the key it
+ * generated into $DATA_DIR/encryption.key), so that what the CLI seals or sends to Temporal the stack can open.
+ */
+export function localEncryptionKey(config: Config): string | undefined {
+  if (config.ENCRYPTION_KEY || config.DATABASE_URL) return undefined;
+  const state = readStackState(config.DATA_DIR);
+  if (!state || !isProcessAlive(state.pid)) return undefined;
+  try {
+    return fs.readFileSync(path.join(path.resolve(config.DATA_DIR), 'encryption.key'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Node arguments that run a TypeScript entry point in one process through tsx's loader
  * (`node --import tsx file.ts`), so signals reach the program itself rather than a wrapper.
  */
