@@ -190,7 +190,7 @@ describe('README quickstart', () => {
     // 6. Confirm.
     expect(json(run(shBlocks(6)[0]!)).data.status).toBe('completed');
 
-    // 7. The delivery, once fulfilment (a workflow) has written it, as the reader sees it a moment later.
+    // 7. The delivery, once fulfillment (a workflow) has written it, as the reader sees it a moment later.
     const sk = values.get('sk_test_…')!;
     await until(async () => /"licenseKey":"STARTE-/.test((await get(`http://localhost:${ports.api}/api/v1/storefront/deliveries`, sk)).body), 'the delivery');
     const [deliveries, downloadAndCheck] = shBlocks(7);
