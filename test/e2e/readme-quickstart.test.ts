@@ -110,7 +110,7 @@ function killGroup(group: number): void {
 async function interrupt(child: ChildProcess | undefined): Promise<void> {
   if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
   const group = -child.pid;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const exited = new Promise((resolve) => child.once('close', resolve));
   process.kill(group, 'SIGINT');
   const timer = setTimeout(() => killGroup(group), 90_000);
   await exited;
