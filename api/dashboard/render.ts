@@ -31,7 +31,7 @@ export const BODIES = {
   account: engine.compile(ACCOUNT),
 };
 
-export type Active = 'overview' | 'checkouts' | 'products' | 'deliveries' | 'api-keys' | 'webhooks' | 'account';
+export type Active = 'overview' | 'checkouts' | 'products' | 'deliveries' | 'api-keys' | 'webhooks' | 'modules' | 'storefront' | 'account';
 
 export interface DashboardFrame {
   status: number;

@@ -14,6 +14,9 @@ import { RefundCheckoutSessionBody } from '../../domain/checkout';
 import { CreateApiKeyBody } from '../routes/api-keys/schemas';
 import { ASSETS } from './assets';
 import { salesChartSvg } from './chart';
+import type { PageKit } from './pages/kit';
+import { mountDeveloperPages } from './pages/developers';
+import { mountProductPages } from './pages/products';
 import { BODIES, drawnHere, sendDashboardPage, type Active, type DashboardFrame } from './render';
 import {
   checkLoginToken,
@@ -38,6 +41,16 @@ const NOTICES: Record<string, string> = {
   restored: 'Product restored. It stays unpublished until you publish it.',
   revoked: 'Key revoked. Requests with it are refused from now on.',
   'test-sent': 'Test event sent. It is delivered like any event; see the endpoint’s delivery log.',
+  'product-created': 'Product created. It is a draft until you publish it; add its file below.',
+  'product-saved': 'Product saved.',
+  'file-uploaded': 'File uploaded. Buyers receive it after paying.',
+  'retry-delivered': 'Retried now: the endpoint accepted the event.',
+  'retry-retrying': 'Retried now: the endpoint refused it again; the next attempt waits its delay from now.',
+  'retry-failed': 'Retried now: the endpoint refused it again, and that was the last attempt.',
+  'retry-stopped': 'The delivery stopped: the endpoint is disabled or gone.',
+  'module-on': 'Module switched on.',
+  'module-off': 'Module switched off.',
+  'storefront-saved': 'Storefront settings saved.',
   resent: 'The delivery e-mail is on its way to the buyer again.',
   confirmed: 'Payment confirmed. The checkout is completed and its order is being fulfilled.',
   refunded: 'Refund recorded.',
@@ -138,6 +151,10 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
 
   router.use(requireIdentity);
 
+  const kit: PageKit = { router, services, config, page, post, sameOrigin };
+  mountProductPages(kit);
+  mountDeveloperPages(kit);
+
   router.get('/', async (req, res) => {
     const { auth } = identityOf(req);
     const [balances, checkouts, sales] = await Promise.all([services.payouts.balance(auth), services.checkoutSessions.list(auth, { limit: 10 }), services.checkoutSessions.salesByDay(auth, 30)]);
@@ -223,24 +240,6 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
       throw err;
     }
     res.redirect(303, `${req.baseUrl}/checkouts/${id}?notice=refunded`);
-  });
-
-  router.get('/products', async (req, res) => {
-    const { auth } = identityOf(req);
-    const archivedTab = req.query.archived === '1';
-    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    const list = await services.products.list(auth, { limit: 50, cursor, archivedOnly: archivedTab });
-    page(req, res, { status: 200, title: 'Products', active: 'products', body: BODIES.products, context: { products: list.data, archivedTab, nextCursor: list.nextCursor } });
-  });
-
-  post('/products/:id/archive', async (req, res) => {
-    await services.products.archive(identityOf(req).auth, String(req.params.id));
-    res.redirect(303, `${req.baseUrl}/products?notice=archived`);
-  });
-
-  post('/products/:id/restore', async (req, res) => {
-    await services.products.restore(identityOf(req).auth, String(req.params.id));
-    res.redirect(303, `${req.baseUrl}/products?notice=restored`);
   });
 
   const keysPage = async (
