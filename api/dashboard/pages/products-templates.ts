@@ -41,7 +41,7 @@ export const PRODUCT_EDIT = `<p class="crumbs"><a href="{{base}}/products">Produ
 <p class="lead mono">{{product.id}} · {{product.type}} · {{money priceMinor product.currency}}</p>
 {{#if product.pageUrl}}<dl class="facts panel">
 <div><dt>Product page</dt><dd class="mono">{{product.pageUrl}}</dd></div>
-<div><dt>Buy-now checkout (the storefront’s buy button posts here)</dt><dd class="mono">POST {{buyNowUrl}}</dd></div>
+<div><dt>Buy-now checkout (the storefront’s buy button posts here{{#if test}}, with a pk_test_ key to buy in test mode{{/if}})</dt><dd class="mono">POST {{buyNowUrl}}</dd></div>
 </dl>
 {{/if}}<div class="panel">
 <h2>Details</h2>

@@ -97,7 +97,7 @@ export function mountProductPages({ router, services, config, page, post, sameOr
       title: product.name,
       active: 'products',
       body: PAGES.edit,
-      context: { product, priceMinor: priceMinor(product), digital: product.type === 'digital', buyNowUrl, maxFileSize: bytesText(MAX_FILE_SIZE), form, fieldErrors: extra.fieldErrors ?? {} },
+      context: { product, priceMinor: priceMinor(product), digital: product.type === 'digital', buyNowUrl, test: auth.environment === 'test', maxFileSize: bytesText(MAX_FILE_SIZE), form, fieldErrors: extra.fieldErrors ?? {} },
     });
   };
 
