@@ -115,8 +115,8 @@ textarea:focus-visible, summary:focus-visible { outline: 2px solid #2563eb; outl
 .field textarea { font: inherit; padding: 8px 10px; border: 1px solid #d4d4d8; border-radius: 7px; width: 100%; max-width: 620px; resize: vertical; }
 .field select[multiple] { padding: 4px; }
 .field textarea[aria-invalid="true"], .field select[aria-invalid="true"] { border-color: var(--danger); }
-.field-row { display: flex; flex-wrap: wrap; gap: 0 16px; }
-.field-row .field { flex: 1 1 160px; }
+.field-row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 16px; }
+.field-row .field { flex: 1 1 180px; max-width: 300px; align-content: start; }
 .check { display: flex; align-items: center; gap: 8px; margin-bottom: 16px; }
 .check input { width: 18px; height: 18px; margin: 0; }
 fieldset.panel { min-width: 0; }
