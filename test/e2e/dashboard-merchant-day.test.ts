@@ -187,6 +187,7 @@ describe("a merchant's day in the dashboard", () => {
       await page.getByRole('link', { name: sessionId }).click();
       await page.getByRole('button', { name: 'Confirm payment' }).click();
       await expect(page.locator('.notice').innerText()).resolves.toContain('Payment confirmed.');
+      await seen(page, 'checkout-sold');
       await expect(t.ctx.temporal.workflow.getHandle(workflowIds.checkoutSession(sessionId)).result()).resolves.toBe('fulfilled');
       const receipt = (await EmailMessage.findOne({ where: { businessKey: `checkout_receipt:${sessionId}` } }))!;
       // The receipt's start is the worker process's start relay's job; this in-process worker has none.

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { CURRENCIES, PRODUCT_TYPES } from '../../../db/models/product';
 import { CreateProductBody, MAX_FILE_SIZE, UpdateProductBody, type ProductDto } from '../../../domain/products';
 import { AppError, notFound } from '../../../lib/errors';
-import { toSmallestUnit } from '../../../lib/money';
+import { CURRENCY_EXPONENTS, toSmallestUnit } from '../../../lib/money';
 import { MAX_UPLOAD_DURATION_MS } from '../../../lib/storage';
 import { extendDeadline } from '../../middleware/deadline';
 import { engine } from '../../pages/shared/render';
@@ -21,8 +21,17 @@ function bytesText(size: number): string {
 }
 engine.registerHelper('bytes', bytesText);
 
-/** Product prices are whole units (document 1); the `money` helper takes the smallest unit. */
-const priceMinor = (product: Pick<ProductDto, 'price' | 'currency'>) => toSmallestUnit(product.price, product.currency);
+/**
+ * Product prices are whole units (document 1); the `money` helper takes the smallest unit. A price too large for
+ * an exact smallest unit is shown to the nearest unit rather than failing the page.
+ */
+function priceMinor(product: Pick<ProductDto, 'price' | 'currency'>): number {
+  try {
+    return toSmallestUnit(product.price, product.currency);
+  } catch {
+    return product.price * 10 ** CURRENCY_EXPONENTS[product.currency];
+  }
+}
 
 type FormValues = Record<string, string | boolean>;
 
