@@ -116,7 +116,7 @@ textarea:focus-visible, summary:focus-visible { outline: 2px solid #2563eb; outl
 .field select[multiple] { padding: 4px; }
 .field textarea[aria-invalid="true"], .field select[aria-invalid="true"] { border-color: var(--danger); }
 .field-row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 16px; }
-.field-row .field { flex: 1 1 180px; max-width: 300px; align-content: start; }
+.field-row .field { flex: 1 1 180px; max-width: 420px; align-content: start; }
 .check { display: flex; align-items: center; gap: 8px; margin-bottom: 16px; }
 .check input { width: 18px; height: 18px; margin: 0; }
 fieldset.panel { min-width: 0; }
