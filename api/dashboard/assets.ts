@@ -72,6 +72,22 @@ svg.chart .grid { stroke: var(--line); stroke-width: 1; stroke-dasharray: 4 4; }
 .mono-heading .badge { font-family: system-ui, sans-serif; vertical-align: middle; }
 .filter { margin-bottom: 14px; }
 .table-wrap + .panel { margin-top: 20px; }
+.button-row { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 16px; }
+.button-row form { margin: 0; }
+.panel .button-row { margin-bottom: 0; }
+a.button.secondary { background: var(--card); color: var(--text); border-color: #d4d4d8; }
+h3 { font-size: 15px; margin: 18px 0 8px; }
+tr.total td, tr.total th { background: #fafafa; }
+tr.total th { color: var(--text); font-size: 14px; }
+.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 0 16px; align-items: start; }
+.field-row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 16px; }
+tbody tr:last-child th { border-bottom: 0; }
+.field textarea { font: inherit; padding: 8px 10px; border: 1px solid #d4d4d8; border-radius: 7px; width: 100%; max-width: 420px; resize: vertical; }
+.field textarea[aria-invalid="true"], .field select[aria-invalid="true"] { border-color: var(--danger); }
+.timeline { list-style: none; margin: 0 0 20px; padding: 12px 20px; }
+.timeline li { padding: 6px 0 6px 18px; border-left: 2px solid var(--line); position: relative; }
+.timeline li::before { content: ""; position: absolute; left: -6px; top: 13px; width: 10px; height: 10px; border-radius: 50%; background: var(--brand); }
+.timeline-what { font-weight: 600; margin-right: 6px; }
 .show-narrow { display: none; }
 th.num { text-align: right; }
 td.url { min-width: 16ch; }
@@ -112,10 +128,7 @@ button:focus-visible, a:focus-visible, select:focus-visible, input:focus-visible
 .tabs a[aria-current="page"] { background: var(--brand); color: #ffffff; border-color: var(--brand); }
 .actions-bar { margin: 0 0 14px; }
 textarea:focus-visible, summary:focus-visible { outline: 2px solid #2563eb; outline-offset: 2px; }
-.field textarea { font: inherit; padding: 8px 10px; border: 1px solid #d4d4d8; border-radius: 7px; width: 100%; max-width: 620px; resize: vertical; }
 .field select[multiple] { padding: 4px; }
-.field textarea[aria-invalid="true"], .field select[aria-invalid="true"] { border-color: var(--danger); }
-.field-row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 16px; }
 .field-row .field { flex: 1 1 180px; max-width: 420px; align-content: start; }
 .check { display: flex; align-items: center; gap: 8px; margin-bottom: 16px; }
 .check input { width: 18px; height: 18px; margin: 0; }

@@ -31,14 +31,16 @@ export const BODIES = {
   account: engine.compile(ACCOUNT),
 };
 
-export type Active = 'overview' | 'checkouts' | 'products' | 'deliveries' | 'api-keys' | 'webhooks' | 'modules' | 'storefront' | 'account';
+export type Active = 'overview' | 'checkouts' | 'products' | 'deliveries' | 'api-keys' | 'webhooks' | 'account' | 'customers' | 'subscriptions' | 'invoices' | 'payouts' | 'manual-orders';
+/** Every page the navigation can mark as the current one. */
+export type PageName = Active | 'modules' | 'storefront';
 
 export interface DashboardFrame {
   status: number;
   title: string;
   base: string;
   identity?: DashboardIdentity | null;
-  active?: Active;
+  active?: PageName;
   notice?: string;
   error?: string;
   /** The body template and its own values (`base`, `identity` and `modeLabel` are added). */

@@ -14,10 +14,10 @@ import { RefundCheckoutSessionBody } from '../../domain/checkout';
 import { CreateApiKeyBody } from '../routes/api-keys/schemas';
 import { ASSETS } from './assets';
 import { salesChartSvg } from './chart';
-import type { PageKit } from './pages/kit';
+import type { FormPageKit } from './pages/forms';
 import { mountDeveloperPages } from './pages/developers';
 import { mountProductPages } from './pages/products';
-import { BODIES, drawnHere, sendDashboardPage, type Active, type DashboardFrame } from './render';
+import { BODIES, drawnHere, sendDashboardPage, type DashboardFrame, type PageName } from './render';
 import {
   checkLoginToken,
   clearSessionCookie,
@@ -81,7 +81,7 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   /** A signed-in form post: same origin, the session, its CSRF token. */
   const post = (path: string, handler: Handler) => router.post(path, sameOrigin, form, requireIdentity, requireCsrf, handler);
 
-  const page = (req: Request, res: Response, frame: Omit<DashboardFrame, 'base' | 'identity' | 'notice'> & { active: Active }) =>
+  const page = (req: Request, res: Response, frame: Omit<DashboardFrame, 'base' | 'identity' | 'notice'> & { active: PageName }) =>
     sendDashboardPage(res, { ...frame, base: req.baseUrl, identity: identityOf(req), notice: NOTICES[String(req.query.notice)] });
 
   const loginPage = (req: Request, res: Response, status: number, context: { email?: string; failed?: string; error?: string }) =>
@@ -151,7 +151,7 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
 
   router.use(requireIdentity);
 
-  const kit: PageKit = { router, services, config, page, post, sameOrigin };
+  const kit: FormPageKit = { router, services, config, page, post, sameOrigin };
   mountProductPages(kit);
   mountDeveloperPages(kit);
 

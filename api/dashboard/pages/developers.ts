@@ -8,7 +8,7 @@ import { engine } from '../../pages/shared/render';
 import { SetModuleBody } from '../../routes/modules/schemas';
 import { identityOf, requireCsrf, requireIdentity } from '../session';
 import { MODULES as MODULES_PAGE, STOREFRONT, WEBHOOK_ENDPOINT, WEBHOOK_NEW } from './developers-templates';
-import { fieldErrorsOf, textField, type PageKit } from './kit';
+import { fieldErrorsByPath, textField, type FormPageKit } from './forms';
 
 const BODIES = {
   webhookNew: engine.compile(WEBHOOK_NEW),
@@ -52,7 +52,7 @@ const BANK = ['bankName', 'accountNumber', 'accountHolder', 'instructions'] as c
  * update of the waiting delivery workflow), `modules.set` (`POST /v1/modules`) and `storefrontSettings.update`
  * (`PATCH /v1/account/storefront`), each body checked by the route's own schema.
  */
-export function mountDeveloperPages({ router, services, page, post, sameOrigin }: PageKit): void {
+export function mountDeveloperPages({ router, services, page, post, sameOrigin }: FormPageKit): void {
   const { webhookEndpoints, modules, storefrontSettings } = services;
 
   const newEndpointPage = (req: Request, res: Response, status: number, form: { url?: string; description?: string; events?: string[] }, fieldErrors: Record<string, string> = {}, error?: string) => {
@@ -82,7 +82,7 @@ export function mountDeveloperPages({ router, services, page, post, sameOrigin }
   post('/developers/webhooks', async (req, res) => {
     const form = { url: textField(req, 'url').trim(), description: textField(req, 'description'), events: listField(req, 'events') };
     const parsed = CreateWebhookEndpointBody.safeParse({ url: form.url, events: form.events, ...(form.description.trim() ? { description: form.description } : {}) });
-    if (!parsed.success) return newEndpointPage(req, res, 400, form, fieldErrorsOf(parsed.error));
+    if (!parsed.success) return newEndpointPage(req, res, 400, form, fieldErrorsByPath(parsed.error));
     let created;
     try {
       created = await webhookEndpoints.create(identityOf(req).auth, parsed.data);
@@ -152,7 +152,7 @@ export function mountDeveloperPages({ router, services, page, post, sameOrigin }
       },
     };
     const parsed = UpdateStorefrontSettingsBody.safeParse(input);
-    if (!parsed.success) return settingsPage(req, res, 400, form, fieldErrorsOf(parsed.error));
+    if (!parsed.success) return settingsPage(req, res, 400, form, fieldErrorsByPath(parsed.error));
     try {
       await storefrontSettings.update(identityOf(req).auth, parsed.data);
     } catch (err) {

@@ -8,7 +8,7 @@ import { extendDeadline } from '../../middleware/deadline';
 import { engine } from '../../pages/shared/render';
 import { BODIES } from '../render';
 import { assertCsrfToken, identityOf, requireIdentity } from '../session';
-import { fieldErrorsOf, textField, wholeNumber, type PageKit } from './kit';
+import { fieldErrorsByPath, textField, wholeNumber, type FormPageKit } from './forms';
 import { PRODUCT_EDIT, PRODUCT_NEW } from './products-templates';
 
 const PAGES = { create: engine.compile(PRODUCT_NEW), edit: engine.compile(PRODUCT_EDIT) };
@@ -41,7 +41,7 @@ type FormValues = Record<string, string | boolean>;
  * `products.update`, `productFiles.upload` (the same streaming parser, storage and limits as
  * `POST /v1/storefront/products/:id/files`), `products.archive`, `products.restore`.
  */
-export function mountProductPages({ router, services, config, page, post, sameOrigin }: PageKit): void {
+export function mountProductPages({ router, services, config, page, post, sameOrigin }: FormPageKit): void {
   const { products, productFiles } = services;
 
   router.get('/products', async (req, res) => {
@@ -82,7 +82,7 @@ export function mountProductPages({ router, services, config, page, post, sameOr
       ...(weight !== null ? { weight } : {}),
       ...(String(form.description).trim() ? { description: form.description } : {}),
     });
-    if (!parsed.success || Object.keys(typed).length > 0) return newPage(req, res, 400, form, { ...(parsed.success ? {} : fieldErrorsOf(parsed.error)), ...typed });
+    if (!parsed.success || Object.keys(typed).length > 0) return newPage(req, res, 400, form, { ...(parsed.success ? {} : fieldErrorsByPath(parsed.error)), ...typed });
     let created: ProductDto;
     try {
       created = await products.create(identityOf(req).auth, parsed.data);
@@ -117,7 +117,7 @@ export function mountProductPages({ router, services, config, page, post, sameOr
     const price = wholeNumber(String(form.price));
     const parsed = UpdateProductBody.safeParse({ name: form.name, price: price ?? 1, description: String(form.description).trim() ? form.description : null, published: form.published });
     const typed: Record<string, string> = price === null ? { price: 'Type a whole number of the currency’s units, such as 25' } : {};
-    if (!parsed.success || price === null) return editPage(req, res, 400, { form, fieldErrors: { ...(parsed.success ? {} : fieldErrorsOf(parsed.error)), ...typed } });
+    if (!parsed.success || price === null) return editPage(req, res, 400, { form, fieldErrors: { ...(parsed.success ? {} : fieldErrorsByPath(parsed.error)), ...typed } });
     try {
       await products.update(identityOf(req).auth, String(req.params.id), parsed.data);
     } catch (err) {
