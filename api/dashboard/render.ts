@@ -32,8 +32,6 @@ export const BODIES = {
 };
 
 export type Active = 'overview' | 'checkouts' | 'products' | 'deliveries' | 'api-keys' | 'webhooks' | 'account' | 'customers' | 'subscriptions' | 'invoices' | 'payouts' | 'manual-orders';
-/** Every page the navigation can mark as the current one. */
-export type PageName = Active | 'modules' | 'storefront';
 
 export interface DashboardFrame {
   status: number;
@@ -47,6 +45,9 @@ export interface DashboardFrame {
   body: (context: Record<string, unknown>) => string;
   context?: Record<string, unknown>;
 }
+
+/** Every page the navigation can mark as the current one. */
+export type PageName = Active | 'modules' | 'storefront';
 
 const modeLabelOf = (identity: DashboardIdentity | null | undefined) => (identity ? (identity.environment === 'live' ? 'live mode' : 'test mode') : '');
 
