@@ -126,6 +126,22 @@ button:focus-visible, a:focus-visible, select:focus-visible, input:focus-visible
 .tabs { display: flex; gap: 8px; margin: 0 0 14px; }
 .tabs a { padding: 5px 12px; border-radius: 999px; border: 1px solid var(--line); background: var(--card); color: var(--text); text-decoration: none; font-size: 14px; }
 .tabs a[aria-current="page"] { background: var(--brand); color: #ffffff; border-color: var(--brand); }
+.actions-bar { margin: 0 0 14px; }
+textarea:focus-visible, summary:focus-visible { outline: 2px solid #2563eb; outline-offset: 2px; }
+.field select[multiple] { padding: 4px; }
+.field-row .field { flex: 1 1 180px; max-width: 420px; align-content: start; }
+.check { display: flex; align-items: center; gap: 8px; margin-bottom: 16px; }
+.check input { width: 18px; height: 18px; margin: 0; }
+fieldset.panel { min-width: 0; }
+fieldset.panel legend { font-weight: 700; font-size: 17px; padding: 0 6px; margin-left: -6px; }
+.file-list, .plain { list-style: none; margin: 0 0 14px; padding: 0; }
+.file-list li { padding: 8px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.empty-inline { color: var(--muted); }
+details.panel summary { cursor: pointer; font-weight: 600; }
+.module { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 12px 24px; }
+.module > div { flex: 1 1 320px; }
+.module h2 { margin-top: 0; }
+.module p { margin: 0; color: var(--muted); }
 .signin { max-width: 400px; margin: 72px auto; padding: 0 16px; }
 .signin .panel { padding: 28px; }
 .signin h1 { margin-bottom: 18px; }

@@ -38,13 +38,16 @@ export interface DashboardFrame {
   title: string;
   base: string;
   identity?: DashboardIdentity | null;
-  active?: Active;
+  active?: PageName;
   notice?: string;
   error?: string;
   /** The body template and its own values (`base`, `identity` and `modeLabel` are added). */
   body: (context: Record<string, unknown>) => string;
   context?: Record<string, unknown>;
 }
+
+/** Every page the navigation can mark as the current one. */
+export type PageName = Active | 'modules' | 'storefront';
 
 const modeLabelOf = (identity: DashboardIdentity | null | undefined) => (identity ? (identity.environment === 'live' ? 'live mode' : 'test mode') : '');
 

@@ -16,7 +16,10 @@ import { majorUnits, smallestUnits } from './amounts';
 import { ASSETS } from './assets';
 import { MONEY_PAGE_NOTICES, mountMoneyPages } from './pages';
 import { salesChartSvg } from './chart';
-import { BODIES, drawnHere, sendDashboardPage, type Active, type DashboardFrame } from './render';
+import type { FormPageKit } from './pages/forms';
+import { mountDeveloperPages } from './pages/developers';
+import { mountProductPages } from './pages/products';
+import { BODIES, drawnHere, sendDashboardPage, type DashboardFrame, type PageName } from './render';
 import {
   checkLoginToken,
   clearSessionCookie,
@@ -41,6 +44,16 @@ const NOTICES: Record<string, string> = {
   restored: 'Product restored. It stays unpublished until you publish it.',
   revoked: 'Key revoked. Requests with it are refused from now on.',
   'test-sent': 'Test event sent. It is delivered like any event; see the endpoint’s delivery log.',
+  'product-created': 'Product created. It is a draft until you publish it; add its file below.',
+  'product-saved': 'Product saved.',
+  'file-uploaded': 'File uploaded. Buyers receive it after paying.',
+  'retry-delivered': 'Retried now: the endpoint accepted the event.',
+  'retry-retrying': 'Retried now: the endpoint refused it again; the next attempt waits its delay from now.',
+  'retry-failed': 'Retried now: the endpoint refused it again, and that was the last attempt.',
+  'retry-stopped': 'The delivery stopped: the endpoint is disabled or gone.',
+  'module-on': 'Module switched on.',
+  'module-off': 'Module switched off.',
+  'storefront-saved': 'Storefront settings saved.',
   resent: 'The delivery e-mail is on its way to the buyer again.',
   confirmed: 'Payment confirmed. The checkout is completed and its order is being fulfilled.',
   refunded: 'Refund recorded.',
@@ -71,7 +84,7 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   /** A signed-in form post: same origin, the session, its CSRF token. */
   const post = (path: string, handler: Handler) => router.post(path, sameOrigin, form, requireIdentity, requireCsrf, handler);
 
-  const page = (req: Request, res: Response, frame: Omit<DashboardFrame, 'base' | 'identity' | 'notice'> & { active: Active }) =>
+  const page = (req: Request, res: Response, frame: Omit<DashboardFrame, 'base' | 'identity' | 'notice'> & { active: PageName }) =>
     sendDashboardPage(res, { ...frame, base: req.baseUrl, identity: identityOf(req), notice: NOTICES[String(req.query.notice)] });
 
   const loginPage = (req: Request, res: Response, status: number, context: { email?: string; failed?: string; error?: string }) =>
@@ -140,6 +153,10 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
   });
 
   router.use(requireIdentity);
+
+  const kit: FormPageKit = { router, services, config, page, post, sameOrigin };
+  mountProductPages(kit);
+  mountDeveloperPages(kit);
 
   router.get('/', async (req, res) => {
     const { auth } = identityOf(req);
@@ -226,24 +243,6 @@ export function dashboardPages({ services, sequelize, config }: DashboardDeps): 
       throw err;
     }
     res.redirect(303, `${req.baseUrl}/checkouts/${id}?notice=refunded`);
-  });
-
-  router.get('/products', async (req, res) => {
-    const { auth } = identityOf(req);
-    const archivedTab = req.query.archived === '1';
-    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    const list = await services.products.list(auth, { limit: 50, cursor, archivedOnly: archivedTab });
-    page(req, res, { status: 200, title: 'Products', active: 'products', body: BODIES.products, context: { products: list.data, archivedTab, nextCursor: list.nextCursor } });
-  });
-
-  post('/products/:id/archive', async (req, res) => {
-    await services.products.archive(identityOf(req).auth, String(req.params.id));
-    res.redirect(303, `${req.baseUrl}/products?notice=archived`);
-  });
-
-  post('/products/:id/restore', async (req, res) => {
-    await services.products.restore(identityOf(req).auth, String(req.params.id));
-    res.redirect(303, `${req.baseUrl}/products?notice=restored`);
   });
 
   const keysPage = async (

@@ -96,3 +96,11 @@ export const identityOf = (req: Request): DashboardIdentity => {
   if (!req.dashboard) throw new AppError('UNAUTHORIZED', 'Your session has ended; sign in again');
   return req.dashboard;
 };
+
+/**
+ * A multipart form's token: its hidden field comes before the file (the form's order), and the upload's parser
+ * hands it here before a byte of the file is stored (domain/products/files.ts, `LeadingFields`).
+ */
+export function assertCsrfToken(req: Request, token: string | undefined): void {
+  if (!sameToken(req.dashboard?.csrfToken, token)) throw csrfRefused();
+}

@@ -59,6 +59,9 @@ export const LAYOUT = `<!DOCTYPE html>
 <li class="group">Developers</li>
 <li><a href="{{base}}/developers/api-keys"{{#if (eq active "api-keys")}} aria-current="page"{{/if}}>API keys</a></li>
 <li><a href="{{base}}/developers/webhooks"{{#if (eq active "webhooks")}} aria-current="page"{{/if}}>Webhooks</a></li>
+<li><a href="{{base}}/developers/modules"{{#if (eq active "modules")}} aria-current="page"{{/if}}>Modules</a></li>
+<li class="group">Settings</li>
+<li><a href="{{base}}/settings/storefront"{{#if (eq active "storefront")}} aria-current="page"{{/if}}>Storefront</a></li>
 <li class="group">Account</li>
 <li><a href="{{base}}/account"{{#if (eq active "account")}} aria-current="page"{{/if}}>Sessions</a></li>
 </ul>
@@ -191,12 +194,13 @@ export const CHECKOUT = `<p class="crumbs"><a href="{{base}}/checkouts">Checkout
 
 export const PRODUCTS = `<h1>Products</h1>
 <p class="lead">The catalogue of {{identity.workspace.name}}, {{modeLabel}}. Archived products are hidden from the shop and the API; restoring one brings it back unpublished.</p>
+<p class="actions-bar"><a class="button" href="{{base}}/products/new">New product</a></p>
 <div class="tabs"><a href="{{base}}/products"{{#unless archivedTab}} aria-current="page"{{/unless}}>Active</a><a href="{{base}}/products?archived=1"{{#if archivedTab}} aria-current="page"{{/if}}>Archived</a></div>
 <div class="table-wrap">
 {{#if products.length}}<table>
-<thead><tr><th scope="col">Name</th><th scope="col" class="hide-narrow">Type</th><th scope="col">Status</th><th scope="col">Price</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col" class="hide-narrow">Type</th><th scope="col">Status</th><th scope="col" class="num">Price</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each products}}<tr><td>{{name}}<div class="mono hide-narrow">{{id}}</div></td><td class="hide-narrow">{{type}}</td><td>{{#if archived}}<span class="badge bad">Archived</span>{{else if published}}<span class="badge good">Published</span>{{else}}<span class="badge">Draft</span>{{/if}}</td><td class="num">{{money price currency}}</td>
+{{#each products}}<tr><td>{{#if archived}}{{name}}{{else}}<a href="{{../base}}/products/{{id}}">{{name}}</a>{{/if}}<div class="mono hide-narrow">{{id}}</div></td><td class="hide-narrow">{{type}}</td><td>{{#if archived}}<span class="badge bad">Archived</span>{{else if published}}<span class="badge good">Published</span>{{else}}<span class="badge">Draft</span>{{/if}}</td><td class="num">{{money priceMinor currency}}</td>
 <td class="actions"><form method="post" action="{{../base}}/products/{{id}}/{{#if archived}}restore{{else}}archive{{/if}}">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="{{#if archived}}secondary{{else}}danger{{/if}}" aria-label="{{#if archived}}Restore{{else}}Archive{{/if}} {{name}}">{{#if archived}}Restore{{else}}Archive{{/if}}</button></form></td></tr>
 {{/each}}</tbody>
 </table>
@@ -236,16 +240,17 @@ export const API_KEYS = `<h1>API keys</h1>
 {{/if}}</div>`;
 
 export const WEBHOOKS = `<h1>Webhooks</h1>
-<p class="lead">Endpoints of {{identity.workspace.name}} for {{modeLabel}}. “Send a test event” posts a synthetic <code>evt_test_</code> event to one endpoint through the normal delivery path.</p>
+<p class="lead">Endpoints of {{identity.workspace.name}} for {{modeLabel}}. “Send a test event” posts a synthetic <code>evt_test_</code> event to one endpoint through the normal delivery path. Open an endpoint for its delivery log.</p>
+<p class="actions-bar"><a class="button" href="{{base}}/developers/webhooks/new">Add an endpoint</a></p>
 <div class="table-wrap">
 {{#if endpoints.length}}<table>
 <thead><tr><th scope="col">URL</th><th scope="col" class="hide-narrow">Events</th><th scope="col">Status</th><th scope="col"><span class="hide-narrow">Actions</span></th></tr></thead>
 <tbody>
-{{#each endpoints}}<tr><td class="mono url">{{url}}</td><td class="hide-narrow">{{events.length}}</td><td>{{#if active}}<span class="badge good">Active</span>{{else}}<span class="badge bad">Disabled</span>{{/if}}</td>
+{{#each endpoints}}<tr><td class="mono url"><a href="{{../base}}/developers/webhooks/{{id}}">{{url}}</a></td><td class="hide-narrow">{{events.length}}</td><td>{{#if active}}<span class="badge good">Active</span>{{else}}<span class="badge bad">Disabled</span>{{/if}}</td>
 <td class="actions">{{#if active}}<form method="post" action="{{../base}}/developers/webhooks/{{id}}/test">{{> dashboardCsrf csrf=../identity.csrfToken}}<button type="submit" class="secondary" aria-label="Send a test event to {{url}}">Send <span class="hide-narrow">a </span>test event</button></form>{{/if}}</td></tr>
 {{/each}}</tbody>
 </table>
-{{else}}<p class="empty">No webhook endpoints in {{modeLabel}}. Create one with <code>POST /api/v1/webhook-endpoints</code>.</p>
+{{else}}<p class="empty">No webhook endpoints in {{modeLabel}}. Add one here or with <code>POST /api/v1/payment/webhook-endpoints</code>.</p>
 {{/if}}</div>`;
 
 export const DELIVERIES = `<h1>Deliveries</h1>

@@ -29,22 +29,45 @@ interface StoredUpload {
 }
 
 /**
+ * A browser form's fields ahead of its file part (the dashboard's CSRF token): seen by `check` before a byte of
+ * the file is stored, or once the body is over when it has no file part; a throw refuses the whole upload.
+ */
+export interface LeadingFields {
+  check(fields: Record<string, string>): void;
+}
+
+/** Fields of a browser form besides its file: a handful of short values (tokens), never content. */
+const LEADING_FIELDS = { count: 5, bytes: 1024 };
+
+/**
  * Streams the one `file` part of a multipart body into storage, never holding it in memory. Past
  * `MAX_FILE_SIZE` (busboy's fileSize limit) it is 400 FILE_TOO_LARGE and past `quota.bytes` 403 QUOTA_EXCEEDED,
  * both detected while the bytes arrive; any failure leaves no blob behind. The rest of an abandoned body is
- * read and discarded, so the error reaches the client and the connection stays usable.
+ * read and discarded, so the error reaches the client and the connection stays usable. Other fields are refused,
+ * unless `leading` takes the ones that come before the file.
  */
-async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: { bytes: number; error: () => AppError }, keyFor: (fileName: string) => string): Promise<StoredUpload> {
+async function receiveUpload(
+  req: IncomingMessage,
+  storage: BlobStorage,
+  quota: { bytes: number; error: () => AppError },
+  keyFor: (fileName: string) => string,
+  leading?: LeadingFields,
+): Promise<StoredUpload> {
   let parser: busboy.Busboy;
   try {
     // busboy reports `limit` on reaching fileSize, so one byte more: a file of exactly MAX_FILE_SIZE is allowed.
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 0, fileSize: MAX_FILE_SIZE + 1 } });
+    const fields = leading ? { fields: LEADING_FIELDS.count, fieldSize: LEADING_FIELDS.bytes } : { fields: 0 };
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, ...fields, fileSize: MAX_FILE_SIZE + 1 } });
   } catch (err) {
     throw validationError(`Malformed multipart/form-data request: ${(err as Error).message}`);
   }
 
   let stored: Promise<StoredUpload> | undefined;
   let failure: Error | undefined;
+  const fields: Record<string, string> = {};
+  let checked = false;
+  /** Runs `leading.check` once; false (the upload aborted) when it refuses. */
+  let checkFields = (): boolean => true;
   const parsed = new Promise<void>((resolve, reject) => {
     const abort = (err: Error) => {
       if (failure) return;
@@ -55,8 +78,23 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
       reject(err);
     };
     const onePart = () => abort(validationError('Send exactly one part: the file, named "file"', [{ field: 'file', message: 'exactly one file part' }]));
+    checkFields = () => {
+      if (!leading || checked) return failure === undefined;
+      checked = true;
+      try {
+        leading.check(fields);
+        return true;
+      } catch (err) {
+        abort(err as Error);
+        return false;
+      }
+    };
 
     parser.on('file', (name, file, info) => {
+      if (!checkFields()) {
+        file.on('error', () => undefined).resume();
+        return;
+      }
       // The same rule as a registered file's fileName: buyers see it, so no controls or bidi spoofing.
       const fileName = FileName.safeParse(info.filename);
       if (name !== 'file' || !fileName.success) {
@@ -86,7 +124,11 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
       upload.catch(abort);
       stored = upload;
     });
-    parser.on('field', onePart);
+    parser.on('field', (name: string, value: string, info: busboy.FieldInfo) => {
+      // Only the fields before the file, whole: one after it, or cut at the size limit, is not a form of ours.
+      if (!leading || stored || checked || info.valueTruncated || info.nameTruncated) return onePart();
+      fields[name] = value;
+    });
     parser.on('fieldsLimit', onePart);
     parser.on('filesLimit', onePart);
     parser.on('error', (err: Error) => abort(validationError(`Malformed multipart/form-data body: ${err.message}`)));
@@ -100,6 +142,8 @@ async function receiveUpload(req: IncomingMessage, storage: BlobStorage, quota: 
 
   try {
     await parsed;
+    // A form without a file part is checked too: its refusal (a missing token) comes before "no file".
+    if (!checkFields()) throw failure;
     if (!stored) throw validationError('The form has no file part named "file"', [{ field: 'file', message: 'required' }]);
     const upload = await stored;
     if (upload.size === 0) throw validationError('The file is empty', [{ field: 'file', message: 'empty' }]);
@@ -131,8 +175,8 @@ export function createProductFileService({ sequelize, storage, starters, config,
   }
 
   return {
-    /** multipart/form-data: streams the `file` part to storage, then records it. */
-    async upload(auth: AuthContext, productId: string, req: IncomingMessage) {
+    /** multipart/form-data: streams the `file` part to storage, then records it; `leading`: a browser form's fields before it. */
+    async upload(auth: AuthContext, productId: string, req: IncomingMessage, leading?: LeadingFields) {
       const tenant = tenantWhere(auth);
       // Before reading a byte: a missing product is 404 at once, and the remaining quota bounds the stream.
       const used = await storageUsedForLiveProduct(sequelize, tenant, productId);
@@ -145,6 +189,7 @@ export function createProductFileService({ sequelize, storage, starters, config,
         storage,
         { bytes: remaining, error: () => storageQuotaExceeded(auth, limit) },
         (fileName) => productFileKey(auth.accountId, productId, fileName),
+        leading,
       );
       try {
         return await attach(auth, productId, { fileName: upload.fileName, fileSize: upload.size, mimeType: upload.mimeType, storageKey: upload.storageKey, source: 'upload' });

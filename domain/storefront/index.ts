@@ -11,6 +11,6 @@ export { GLOBAL_STOREFRONT_SEGMENTS, resolveStorefront, slugOfCustomDomain } fro
 export type { Merchant } from './merchant';
 export { createPublicStorefrontService, crossSell, publicReadStatements, toMerchantDto, toPixelsDto, toPublicProduct } from './public';
 export type { PublicProduct } from './public';
-export { UpdateStorefrontSettingsBody } from './settings-inputs';
+export { MAX_CUSTOM_DOMAINS, UpdateStorefrontSettingsBody } from './settings-inputs';
 export { createStorefrontSettingsService } from './settings';
 export { createSitemapService } from './sitemap';
