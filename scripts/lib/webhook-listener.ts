@@ -113,23 +113,30 @@ async function forward(target: URL, headers: IncomingHttpHeaders, body: Buffer):
   }
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilStopped(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+/**
+ * Resolves on the first SIGINT or SIGTERM. Ctrl-C reaches the whole process group, and tsx's parent process relays
+ * it once more: the handlers stay until `release`, so a repeated signal cannot kill the process while it removes
+ * its endpoint.
+ */
+function untilStopped(): { stopped: Promise<NodeJS.Signals>; release(): void } {
+  let stop: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopped,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 export async function listenForWebhooks(sequelize: Sequelize, config: Config, input: ListenInput, tools: ListenTools): Promise<ListenResult> {
   const body = CreateWebhookEndpointBody.safeParse({ url: 'https://127.0.0.1/', events: input.events });
   if (!body.success) throw new AppError('VALIDATION_ERROR', `--events: ${body.error.issues.map((i) => i.message).join('; ')}`);
-  const stopped = untilStopped();
+  const { stopped, release } = untilStopped();
   const tenant = await resolveTenant(input);
   const auth = await authFor(tenant);
   const temporal = await tools.temporal();
@@ -220,9 +227,13 @@ export async function listenForWebhooks(sequelize: Sequelize, config: Config, in
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-    if (endpointId) {
-      await endpoints.remove(auth, endpointId);
-      removed = true;
+    try {
+      if (endpointId) {
+        await endpoints.remove(auth, endpointId);
+        removed = true;
+      }
+    } finally {
+      release();
     }
   }
   return { endpointId, accountId: auth.accountId, environment: auth.environment, received, removed };
