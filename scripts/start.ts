@@ -45,6 +45,7 @@ import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
 import { mailpitExecutable, provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
+import { localTraceViewer } from './lib/trace-viewer';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATABASE_NAME = 'commerce';
@@ -583,6 +584,8 @@ async function main(): Promise<number> {
         log('no Mailpit (set MAILPIT_PATH, or install Go and run `npm run provision`) and no SMTP_URL: e-mails will not go out');
       }
     }
+    // Traces: unless OTEL_TRACES_EXPORTER is set, a local Jaeger receives the API's and the worker's spans.
+    const traceViewer = process.env.OTEL_TRACES_EXPORTER ? null : await localTraceViewer(dataDir, log, (start) => startSupervised('Jaeger', start));
     // Payments: without a configured provider, the built-in sandbox plays it for both environments (keys made
     // for this run; the sandbox keeps its invoices in memory), calling back the API's inbound route.
     let payments = `${config.PAYMENT_PROVIDER_BASE_URL} (PAYMENT_PROVIDER_BASE_URL)`;
@@ -658,6 +661,7 @@ async function main(): Promise<number> {
       FILE_STORAGE_DIR: fileStorageDir,
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
       ...paymentEnv,
+      ...traceViewer?.env,
     };
     let workerPid = -1;
     const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
@@ -694,6 +698,7 @@ async function main(): Promise<number> {
       `                 ${config.WORKER_HEALTH_PORT === 0 ? '(worker: /metrics on its health port)' : `http://127.0.0.1:${config.WORKER_HEALTH_PORT}/metrics   (worker, with the Temporal SDK's)`}`,
     ].join('\n');
     printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, metrics, databaseUrl, dataDir, demo, demoOwner });
+    if (traceViewer) log(`traces: ${traceViewer.url}   (Jaeger; every request's trace, GET /api/traces?service=commerce-api)`);
     await stopped;
     return 0;
   } finally {
