@@ -1,3 +1,5 @@
+// First: tracing patches http and pg only for the modules loaded after it.
+import { tracing } from './tracing';
 import type { AddressInfo } from 'node:net';
 import { createDatabase, poolStats } from '../db/connection';
 import { ConfigError, loadConfig, requireDatabaseUrl, requireKeyRing } from '../lib/config';
@@ -26,6 +28,7 @@ async function main(): Promise<void> {
     await api.close();
     await temporal.connection.close();
     await sequelize.close();
+    await tracing.shutdown();
   });
   logger.info({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api` }, 'api listening');
 }

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { KeyRing } from '../lib/crypto-box';
 import { createDataConverter } from '../lib/payload-codec';
+import { clientInterceptors } from '../lib/temporal-interceptors';
 
 export interface TemporalClientOptions {
   address: string;
@@ -9,10 +10,10 @@ export interface TemporalClientOptions {
   keyRing: KeyRing;
 }
 
-/** The API's one Temporal client; it starts and signals workflows and answers /readyz. */
+/** The API's one Temporal client; it starts and signals workflows (with the request id and trace context) and answers /readyz. */
 export async function connectTemporal({ address, namespace, keyRing }: TemporalClientOptions): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace, dataConverter: createDataConverter(keyRing) });
+  return new Client({ connection, namespace, dataConverter: createDataConverter(keyRing), interceptors: clientInterceptors() });
 }
 
 /** True when the Temporal frontend answers within the timeout. */

@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { EventType } from '../lib/event-types';
 import { newId } from '../lib/ids';
+import { captureOrigin } from '../lib/tracing';
 import { AuditLog } from './models';
 import type { Statement } from './pagination';
 import type { Tenant } from './tenancy';
@@ -19,7 +20,8 @@ export function connectionOf(tx: Transaction): Sequelize {
 /**
  * Records a domain event inside the caller's transaction, so the event exists exactly when the change
  * that caused it commits. Fan-out to webhook endpoints reads unpublished rows later. Only types of the one
- * event registry (lib/event-types.ts) can be emitted.
+ * event registry (lib/event-types.ts) can be emitted. The row keeps the active trace context and request id, which the
+ * deliveries it fans out to continue.
  */
 export async function emit(tx: Transaction, tenant: Tenant, type: EventType, data: Record<string, unknown>): Promise<EmittedEvent> {
   const { text, values } = eventInsertStatement(tenant, type, data);
@@ -31,10 +33,16 @@ export async function emit(tx: Transaction, tenant: Tenant, type: EventType, dat
 export function eventInsertStatement(tenant: Tenant, type: EventType, data: Record<string, unknown>): Statement {
   // A plain INSERT: every write request emits, and building a model instance costs more than the statement.
   return {
-    text: `INSERT INTO events (id, account_id, environment, type, data) VALUES ($1, $2, $3, $4, $5)
+    text: `INSERT INTO events (id, account_id, environment, type, data, trace_context) VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING id, type, created_at AS "createdAt"`,
-    values: [newId('evt'), tenant.accountId, tenant.environment, type, JSON.stringify(data)],
+    values: [newId('evt'), tenant.accountId, tenant.environment, type, JSON.stringify(data), originJson()],
   };
+}
+
+/** The recording flow's origin as a jsonb parameter (NULL when there is none). */
+export function originJson(): string | null {
+  const origin = captureOrigin();
+  return origin ? JSON.stringify(origin) : null;
 }
 
 export interface AuditEntry {

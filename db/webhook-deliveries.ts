@@ -13,6 +13,8 @@ export interface ClaimedEvent {
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** Where the event was recorded (lib/tracing.ts, Origin): its deliveries continue that trace. */
+  traceContext: Record<string, string> | null;
 }
 
 export interface FanOutTarget {
@@ -37,9 +39,9 @@ export function claimUnpublishedEvents(sequelize: Sequelize, tx: Transaction, li
                       ORDER BY created_at, id
                       LIMIT :limit
                         FOR UPDATE SKIP LOCKED)
-       RETURNING id, account_id, environment, type, data, created_at
+       RETURNING id, account_id, environment, type, data, created_at, trace_context
      )
-     SELECT id, account_id AS "accountId", environment, type, data, created_at AS "createdAt"
+     SELECT id, account_id AS "accountId", environment, type, data, created_at AS "createdAt", trace_context AS "traceContext"
        FROM claimed
       ORDER BY created_at, id`,
     { type: QueryTypes.SELECT, replacements: { limit }, transaction: tx },

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { newId } from '../lib/ids';
+import { originJson } from './outbox';
 import type { Statement } from './pagination';
 import { plainQueryIn } from './plain-query';
 import type { Tenant } from './tenancy';
@@ -21,13 +22,15 @@ export interface PendingWorkflowStart extends WorkflowStartIntent {
   accountId: string;
   environment: Tenant['environment'];
   attempts: number;
+  /** Where the start was recorded (lib/tracing.ts, Origin): the workflow continues that trace and names that request. */
+  traceContext: Record<string, string> | null;
 }
 
 /** recordWorkflowStart's statement; exported (like the claim's and the mark's) so the bench's ceilings send the very same ones. */
 export function workflowStartInsertStatement(tenant: Tenant, intent: WorkflowStartIntent): Statement {
   return {
-    text: `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args) VALUES ($1, $2, $3, $4, $5, $6)`,
-    values: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args)],
+    text: `INSERT INTO workflow_starts (id, account_id, environment, workflow_type, workflow_id, args, trace_context) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    values: [newId('wfs'), tenant.accountId, tenant.environment, intent.workflowType, intent.workflowId, JSON.stringify(intent.args), originJson()],
   };
 }
 
@@ -44,7 +47,8 @@ export async function recordWorkflowStart(tx: Transaction, tenant: Tenant, inten
 export function claimWorkflowStartsStatement(selection: { limit: number } | { workflowIds: string[] }): Statement {
   const byId = 'workflowIds' in selection;
   return {
-    text: `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts
+    text: `SELECT id, account_id AS "accountId", environment, workflow_type AS "workflowType", workflow_id AS "workflowId", args, attempts,
+            trace_context AS "traceContext"
        FROM workflow_starts
       WHERE started_at IS NULL AND ${byId ? 'workflow_id = ANY($1::text[])' : 'next_attempt_at <= now()'}
       ORDER BY next_attempt_at, id

@@ -3,6 +3,7 @@ import { afterCommit } from '../db/request-transaction';
 import { tenantWhere, type Tenant } from '../db/tenancy';
 import { claimWorkflowStarts, recordWorkflowStart, settleWorkflowStarts } from '../db/workflow-starts';
 import type { Logger } from '../lib/logger';
+import { withOrigin } from '../lib/tracing';
 import { durableWorkflowId, isTemporalUnreachable, type DurableStart, type Starters } from './workflow-starters';
 
 /**
@@ -55,7 +56,8 @@ export async function runRecordedStarts(
         const row = rows[next]!;
         next += 1;
         try {
-          await starters.startRecorded(row, timeoutMs);
+          // In the trace, and under the request id, of whoever recorded the start.
+          await withOrigin(row.traceContext, () => starters.startRecorded(row, timeoutMs));
           started.push(row.id);
         } catch (err) {
           unreachable ||= isTemporalUnreachable(err);

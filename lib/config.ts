@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createKeyRing, encryptionKeyId, parseEncryptionKey, type KeyRing } from './crypto-box';
 import { parseMailbox } from './email/address';
+import type { TracingSettings } from './tracing-setup';
 
 /** Parses a duration such as `90s`, `5m`, `2h` or `1d` into milliseconds. */
 export function parseDuration(text: string): number {
@@ -119,6 +120,13 @@ const schema = z.object({
   SETTLEMENT_DELAY: settlementDelay.default(parseDuration('2d')),
   TEST_SETTLEMENT_DELAY: settlementDelay.default(parseDuration('1m')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Tracing (docs/tracing.md): `none` installs nothing; `otlp` sends spans to OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp'], { message: 'must be none or otlp' }).default('none'),
+  /** The OTLP/HTTP collector's base URL; spans go to its /v1/traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).default('http://localhost:4318'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (gRPC is not supported)' }).default('http/protobuf'),
+  /** The `service.name` of the spans; unset = commerce-api for the API, commerce-worker for the worker. */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: durationList.default(['1m', '5m', '30m', '2h', '8h', '24h'].map(parseDuration)),
   /** Local-mode subscription charges (ARCHITECTURE.md): an invoice still unpaid this long after issue is a failed charge. */
@@ -286,6 +294,19 @@ function keyProblems(c: z.infer<typeof schema>): string[] {
     ...(ids.slice(1).includes(ids[0]!) ? ['ENCRYPTION_KEYS_RETIRED: lists the current ENCRYPTION_KEY; a key is either current or retired'] : []),
     ...(new Set(ids.slice(1)).size !== retired.length ? ['ENCRYPTION_KEYS_RETIRED: lists a key twice'] : []),
   ];
+}
+
+/**
+ * The tracing variables alone, read before anything else loads (api/tracing.ts, worker/tracing.ts) so the
+ * instrumentations are in place before the modules they patch. Null when one is invalid: loadConfig then stops the
+ * process with its message.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv = process.env): TracingSettings | null {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.pick({ OTEL_TRACES_EXPORTER: true, OTEL_EXPORTER_OTLP_ENDPOINT: true, OTEL_EXPORTER_OTLP_PROTOCOL: true, OTEL_SERVICE_NAME: true }).safeParse(present);
+  if (!parsed.success) return null;
+  const c = parsed.data;
+  return { exporter: c.OTEL_TRACES_EXPORTER, endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT, protocol: c.OTEL_EXPORTER_OTLP_PROTOCOL, serviceName: c.OTEL_SERVICE_NAME };
 }
 
 /** For the processes that keep secrets they must read back (stored responses, webhook signing secrets). */

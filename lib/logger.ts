@@ -1,4 +1,6 @@
 import pino from 'pino';
+import { currentLogContext } from './log-context';
+import { activeTraceFields } from './tracing';
 
 /**
  * Properties of Sequelize and pg errors that carry row values rather than the statement's shape: bind
@@ -43,13 +45,16 @@ export function serializeError(err: unknown): unknown {
 
 /**
  * One pino logger per process, writing to stdout unless given `destination`; secrets in headers and bodies
- * are redacted before any line is written, and errors are serialised by `serializeError`.
+ * are redacted before any line is written, and errors are serialised by `serializeError`. Every line carries the
+ * active span's `trace_id` and `span_id` and the flow's log context (lib/log-context.ts: the request id, and in the
+ * worker the workflow and run an activity works for).
  */
 export function createLogger(level: string, name: string, destination?: pino.DestinationStream): pino.Logger {
   const options: pino.LoggerOptions = {
     level,
     name,
     serializers: { err: serializeError },
+    mixin: () => ({ ...currentLogContext(), ...activeTraceFields() }),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', 'headers.authorization', '*.secret', '*.value', '*.password', 'secretKey', 'liveSecretKey', 'bankAccountNumber', '*.bankAccountNumber'],
       censor: '[redacted]',

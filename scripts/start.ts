@@ -48,6 +48,7 @@ import { ensureLocalCa, trustFile } from './lib/local-ca';
 import { isProcessAlive, readStackState, removeStackState, tsxNodeArgs, writeStackState } from './lib/local-stack';
 import { describeExit, runningChild, Supervisor, type Running } from './lib/supervisor';
 import { mailpitExecutable, provisionTemporalBinaries, temporalCliExecutable } from './lib/temporal-binaries';
+import { localTraceViewer } from './lib/trace-viewer';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATABASE_NAME = 'commerce';
@@ -590,6 +591,8 @@ async function main(): Promise<number> {
         log('no Mailpit (set MAILPIT_PATH, or install Go and run `npm run provision`) and no SMTP_URL: e-mails will not go out');
       }
     }
+    // Traces: unless OTEL_TRACES_EXPORTER is set, a local Jaeger receives the API's and the worker's spans.
+    const traceViewer = process.env.OTEL_TRACES_EXPORTER ? null : await localTraceViewer(dataDir, log, (start) => startSupervised('Jaeger', start));
     // Payments: without a configured provider, the built-in sandbox plays it for both environments (keys made
     // for this run; the sandbox keeps its invoices in memory), calling back the API's inbound route.
     let payments = `${config.PAYMENT_PROVIDER_BASE_URL} (PAYMENT_PROVIDER_BASE_URL)`;
@@ -676,6 +679,7 @@ async function main(): Promise<number> {
       ...paymentEnv,
       WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? 'true',
       NODE_EXTRA_CA_CERTS: trustFile(dataDir, localCa, process.env.NODE_EXTRA_CA_CERTS),
+      ...traceViewer?.env,
     };
     let workerPid = -1;
     const api = new Supervisor({ name: 'api', log, start: async () => spawnNodeChild('api', 'api/main.ts', childEnv).running });
@@ -713,6 +717,7 @@ async function main(): Promise<number> {
     ].join('\n');
     const store = await demoStoreBanner(apiBase, DEMO_SLUG, demo.kind === 'keys' ? demo.workspace.publishableKey : null);
     printBanner({ apiBase, temporalUi, temporalAddress, mail, payments, workerHealth, metrics, databaseUrl, dataDir, demo, demoOwner, store });
+    if (traceViewer) log(`traces: ${traceViewer.url}   (Jaeger; every request's trace, GET /api/traces?service=commerce-api)`);
     await stopped;
     return 0;
   } finally {

@@ -1,4 +1,4 @@
-import { loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey, requireKeyRing } from '../lib/config';
+import { loadConfig, parseDuration, requireDatabaseUrl, requireEncryptionKey, requireKeyRing, tracingSettings } from '../lib/config';
 import { encryptionKeyId } from '../lib/crypto-box';
 import { configProblems } from './helpers/config';
 
@@ -25,6 +25,9 @@ describe('configuration', () => {
     ['AUTH_CACHE_TTL', '2m'],
     ['ENCRYPTION_KEY', 'too-short'],
     ['LOG_LEVEL', 'loud'],
+    ['OTEL_TRACES_EXPORTER', 'jaeger'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
   ])('names %s when it is %j', (name, value) => {
     const found = configProblems({ [name]: value });
     expect(found).toHaveLength(1);
@@ -126,5 +129,14 @@ describe('configuration', () => {
     expect(configProblems({ CODEC_CORS_ORIGIN: 'http://localhost:8233' })).toEqual([
       'CODEC_AUTH_TOKEN: required when CODEC_CORS_ORIGIN is set (the codec endpoint exists only with its token)',
     ]);
+  });
+
+  it('reads the tracing variables on their own: none by default, OTLP over HTTP (protobuf unless json), nothing when one is bad', () => {
+    expect(tracingSettings({})).toEqual({ exporter: 'none', endpoint: 'http://localhost:4318', protocol: 'http/protobuf', serviceName: undefined });
+    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'shop-api' }))
+      .toEqual({ exporter: 'otlp', endpoint: 'https://otel.example.com', protocol: 'http/json', serviceName: 'shop-api' });
+    // loadConfig names the bad one; tracing alone just stays off.
+    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toBeNull();
+    expect(configProblems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual(['OTEL_EXPORTER_OTLP_PROTOCOL: must be http/protobuf or http/json (gRPC is not supported)']);
   });
 });

@@ -1,9 +1,12 @@
+// First: tracing patches http and pg only for the modules loaded after it.
+import { tracing } from './tracing';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createDataConverter } from '../lib/payload-codec';
+import { clientInterceptors } from '../lib/temporal-interceptors';
 import { workerHealthRoutes } from './health';
 import { installSdkMetrics, watchWorkerDatabase, workerMetricsRoute } from './metrics';
 import { startProbeListener } from '../lib/probe-listener';
@@ -20,7 +23,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   const workflowBundle = prebuiltWorkflowBundle(config, __filename);
   const started: { worker?: Worker } = {};
-  const sdkMetricsUrl = await installSdkMetrics();
+  const sdkMetricsUrl = await installSdkMetrics(logger);
   // Up before Temporal is reached, so /healthz answers during start-up while /readyz says not yet.
   const probes = await startProbeListener(config.WORKER_HEALTH_PORT, {
     ...workerHealthRoutes(() => started.worker?.getState()),
@@ -33,7 +36,7 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   // Kept open: the relays start workflows through it.
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(deps.box.keyRing) });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(deps.box.keyRing), interceptors: clientInterceptors() });
   await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps,
     workflowBundle,
+    tracing,
   });
   started.worker = worker;
   logger.info(
@@ -64,6 +68,7 @@ async function main(): Promise<void> {
   await deps.sequelize.close();
   deps.mailer.close();
   await probes.close();
+  await tracing.shutdown();
   logger.info('worker stopped');
 }
 

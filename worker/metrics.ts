@@ -1,10 +1,12 @@
 import { createServer } from 'node:net';
-import { Runtime } from '@temporalio/worker';
+import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { poolStats } from '../db/connection';
 import { readRelayBacklog } from '../db/relay-backlog';
 import { collectProcessMetrics, METRICS_CONTENT_TYPE, renderMetrics, watchDatabasePool, watchRelayBacklog } from '../lib/metrics';
+import type { Logger } from '../lib/logger';
 import type { ProbeRoute } from '../lib/probe-listener';
+import { sdkLogger } from './telemetry';
 
 /** How long a scrape waits for the SDK's exporter on loopback before answering without its metrics. */
 const SDK_SCRAPE_TIMEOUT_MS = 5_000;
@@ -26,12 +28,14 @@ function freeLoopbackPort(): Promise<number> {
  * bound to loopback only and read by the worker's /metrics, which appends them to the service's metrics, so
  * Prometheus scrapes one address per worker. Names follow Prometheus' conventions: seconds for durations, unit and
  * `_total` suffixes (docs/metrics.md). Must run before the first connection or worker is made: it installs the
- * process's Temporal runtime.
+ * process's Temporal runtime, once, with the SDK's logs (and the core's warnings, forwarded) going through `logger`.
  */
-export async function installSdkMetrics(): Promise<string> {
+export async function installSdkMetrics(logger: Logger): Promise<string> {
   const port = await freeLoopbackPort();
   Runtime.install({
+    logger: sdkLogger(logger),
     telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
       metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
     },
   });

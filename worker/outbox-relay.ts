@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { claimEventsForFanOut } from '../domain/webhooks';
 import type { Starters } from '../domain/workflow-starters';
 import type { Logger } from '../lib/logger';
+import { withOrigin } from '../lib/tracing';
 import { serialiseEnvelope } from '../lib/webhooks/envelope';
 import type { WebhookDeliveryInput } from '../workflows/messages';
 import { startRelayLoop, type Relay } from './relay-loop';
@@ -73,7 +74,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           body: bodies.get(event.id)!,
           retrySchedule: options.retrySchedule,
         };
-        await starters.webhookDelivery(input);
+        // The delivery continues the trace of the change that emitted the event.
+        await withOrigin(event.traceContext, () => starters.webhookDelivery(input));
       });
       return events.length === batchSize;
     });

@@ -14,7 +14,11 @@ export const BUILT_BUNDLE_PATH = path.resolve(__dirname, '..', 'workflow-bundle.
  * bundles, so it ignores its own `interceptors.workflowModules` and converter paths.
  */
 export async function buildWorkflowBundle(): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: undefined });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    workflowInterceptorModules: [require.resolve('../workflows/interceptors')],
+    logger: undefined,
+  });
   return code;
 }
 

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { recordMetric } from '../../lib/metrics';
+import { routeSpanNamer } from '../../lib/tracing';
 
 /** The route label of a request no route answered (a 404, OPTIONS, the API docs' static files). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -13,12 +14,13 @@ interface MatchedRoute {
  * Express's matched route, prefixed with the mount path of its router (`/api/v1/products/:id`), never the raw URL,
  * so ids never become label values. Express sets `req.route` when a route matches, while `req.baseUrl` is that
  * router's mount path; the base is taken at that moment because Express puts it back when the request leaves the
- * router (e.g. a thrown error on its way to the app's error handler).
+ * router (e.g. a thrown error on its way to the app's error handler). The same template names the request's span.
  */
 export const httpMetrics: RequestHandler = (req, res, next) => {
   const started = process.hrtime.bigint();
   let matched: MatchedRoute | undefined;
   let template = UNMATCHED_ROUTE;
+  const nameSpan = routeSpanNamer(req.method);
   Object.defineProperty(req, 'route', {
     configurable: true,
     enumerable: true,
@@ -26,6 +28,7 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
     set(route: MatchedRoute) {
       matched = route;
       template = `${req.baseUrl}${typeof route.path === 'string' ? route.path : String(route.path)}`;
+      nameSpan(template);
     },
   });
   res.once('close', () => {

@@ -29,6 +29,7 @@ import * as manualPaymentMethods from './0027-manual-payment-methods';
 import * as dashboardPeople from './0028-dashboard-people';
 import * as fulfillmentSpelling from './0029-fulfillment-spelling';
 import * as apiKeyRotation from './0030-api-key-rotation';
+import * as traceContext from './0031-trace-context';
 
 export interface Migration {
   name: string;
@@ -68,4 +69,5 @@ export const migrations: Migration[] = [
   { name: '0028-dashboard-people', ...dashboardPeople },
   { name: '0029-fulfillment-spelling', ...fulfillmentSpelling },
   { name: '0030-api-key-rotation', ...apiKeyRotation },
+  { name: '0031-trace-context', ...traceContext },
 ];

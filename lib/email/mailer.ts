@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Config } from '../config';
+import { inSpan } from '../tracing';
 
 export interface OutgoingEmail {
   to: string;
@@ -44,16 +45,21 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'EMAIL_FROM'>): M
     };
   }
   const transport = nodemailer.createTransport({ url, ...TIMEOUTS });
+  const server = new URL(url);
+  // nodemailer has no OpenTelemetry instrumentation: one span per send, naming the server and never the recipient.
+  const spanAttributes = { 'server.address': server.hostname, 'server.port': Number(server.port || (server.protocol === 'smtps:' ? 465 : 587)), 'network.protocol.name': 'smtp' };
   return {
     async send(message) {
-      await transport.sendMail({
-        from: config.EMAIL_FROM,
-        to: message.to,
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        messageId: message.messageId,
-      });
+      await inSpan('smtp send', spanAttributes, () =>
+        transport.sendMail({
+          from: config.EMAIL_FROM,
+          to: message.to,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+          messageId: message.messageId,
+        }),
+      );
     },
     close: () => transport.close(),
   };

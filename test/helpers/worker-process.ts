@@ -8,6 +8,8 @@ export interface WorkerProcess {
   pid: number;
   /** Last lines of its output, for failure messages. */
   output(): string;
+  /** Every line it has written so far (stdout and stderr). */
+  lines(): string[];
   /** Immediate death, as in a crash or an OOM kill: no drain, no cleanup. */
   kill(): Promise<void>;
   /** Graceful stop (SIGTERM), then SIGKILL after 15 s. */
@@ -38,11 +40,13 @@ export async function startWorkerProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail: string[] = [];
+  const all: string[] = [];
   let started = false;
   let exit: string | undefined;
   const onOutput = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
       tail.push(line);
+      all.push(line);
       if (line.includes(startedLine)) started = true;
     }
     tail.splice(0, Math.max(0, tail.length - TAIL_LINES));
@@ -70,6 +74,7 @@ export async function startWorkerProcess(
   return {
     pid: child.pid!,
     output,
+    lines: () => [...all],
     async kill() {
       if (!exit) child.kill('SIGKILL');
       await exited;
