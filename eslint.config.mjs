@@ -34,6 +34,27 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
     },
   },
+  {
+    // One factory makes the service's Temporal clients (lib/temporal-client.ts); a client made by hand would start
+    // workflows without the payload codec or outside the request's trace. Tests and the benchmark make theirs on purpose.
+    files: ['**/*.ts'],
+    ignores: ['lib/temporal-client.ts', 'test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@temporalio/client',
+              importNames: ['Client', 'WorkflowClient'],
+              allowTypeImports: true,
+              message: 'Make Temporal clients with createTemporalClient (lib/temporal-client.ts): it adds the payload codec and the tracing interceptors.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   layer(['lib/**/*.ts'], ['api', 'domain', 'db', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test', 'sdk'], 'lib/ is the kernel: it imports nothing of the project.'),
   layer(['db/**/*.ts'], ['api', 'domain', 'activities', 'worker', 'workflows', 'scripts', 'bench', 'test'], 'db/ holds models, migrations and query helpers: it imports only lib/.'),
   layer(['domain/**/*.ts'], ['api', 'activities', 'worker', 'scripts', 'bench', 'test'], 'domain/ holds the rules shared by the API and the worker: it imports db/, lib/ and workflow contracts, never the layers above.'),

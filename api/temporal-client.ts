@@ -1,7 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import type { KeyRing } from '../lib/crypto-box';
-import { createDataConverter } from '../lib/payload-codec';
-import { clientInterceptors } from '../lib/temporal-interceptors';
+import { createTemporalClient } from '../lib/temporal-client';
 
 export interface TemporalClientOptions {
   address: string;
@@ -13,7 +12,7 @@ export interface TemporalClientOptions {
 /** The API's one Temporal client; it starts and signals workflows (with the request id and trace context) and answers /readyz. */
 export async function connectTemporal({ address, namespace, keyRing }: TemporalClientOptions): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace, dataConverter: createDataConverter(keyRing), interceptors: clientInterceptors() });
+  return createTemporalClient({ connection, namespace, keyRing });
 }
 
 /** True when the Temporal frontend answers within the timeout. */

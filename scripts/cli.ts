@@ -12,7 +12,7 @@
  * `migrate status`, which reports them). Temporal (webhooks retry): TEMPORAL_ADDRESS, or that `npm start`'s.
  */
 import { parseArgs, types } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { createDatabase } from '../db/connection';
 import { migrateToLatest, migrationStatus, type MigrationStatus } from '../db/migrate';
@@ -26,7 +26,7 @@ import { deliveryTenant, parseDeliveryWorkflowId, retryDeliveryNow, type Deliver
 import { createWorkspaceService } from '../domain/workspaces';
 import { ConfigError, loadConfig, requireKeyRing, type Config } from '../lib/config';
 import { createCryptoBox } from '../lib/crypto-box';
-import { createDataConverter } from '../lib/payload-codec';
+import { createTemporalClient } from '../lib/temporal-client';
 import { AppError } from '../lib/errors';
 import { PLANS } from '../lib/plans';
 import { isProcessAlive, localEncryptionKey, readStackState, resolveLocalDatabaseUrl } from './lib/local-stack';
@@ -514,7 +514,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       async temporal() {
         connection ??= await Connection.connect({ address: temporalAddress(config, io.env) });
         // The worker's payloads are encrypted: the CLI reads and sends them through the same codec.
-        return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(config)) });
+        return createTemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE, keyRing: requireKeyRing(config) });
       },
       progress: (line) => io.stderr(`${line}\n`),
       stdinText: () => io.stdinText(),

@@ -26,7 +26,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -40,7 +40,7 @@ import { createWorkspaceService, type CreatedWorkspace } from '../domain/workspa
 import { hashKey } from '../lib/api-key-secrets';
 import { ConfigError, loadConfig, requireKeyRing, type Config } from '../lib/config';
 import { generateEncryptionKey, parseEncryptionKey } from '../lib/crypto-box';
-import { createDataConverter } from '../lib/payload-codec';
+import { createTemporalClient } from '../lib/temporal-client';
 import { sandboxSecretKey, startPaymentSandbox, type PaymentSandbox } from '../lib/payment-provider/sandbox';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { demoStoreBanner, ensureDemoStore } from './lib/demo-store';
@@ -637,7 +637,7 @@ async function main(): Promise<number> {
       demo = await ensureDemoWorkspace(sequelize, dataDir);
       demoOwner = await ensureDemoOwner(sequelize, dataDir, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId);
       const storeConfig = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ENCRYPTION_KEY: encryptionKey, FILE_STORAGE_DIR: fileStorageDir });
-      const temporal = new Client({ connection: temporalConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(requireKeyRing(storeConfig)) });
+      const temporal = createTemporalClient({ connection: temporalConnection, namespace: config.TEMPORAL_NAMESPACE, keyRing: requireKeyRing(storeConfig) });
       // A demo store that cannot be seeded leaves the stack usable; the next start tries again.
       await ensureDemoStore({ sequelize, config: storeConfig, temporal }, demo.kind === 'keys' ? demo.workspace.accountId : demo.accountId).then(
         (store) => log(store.created.length > 0 ? `seeded the demo store: ${store.created.join(', ')}` : 'the demo store is seeded'),

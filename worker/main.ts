@@ -1,12 +1,11 @@
 // First: tracing patches http and pg only for the modules loaded after it.
 import { tracing } from './tracing';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createStarters } from '../domain/workflow-starters';
 import { ConfigError, loadConfig, requireDatabaseUrl } from '../lib/config';
 import { createLogger } from '../lib/logger';
-import { createDataConverter } from '../lib/payload-codec';
-import { clientInterceptors } from '../lib/temporal-interceptors';
+import { createTemporalClient } from '../lib/temporal-client';
 import { workerHealthRoutes } from './health';
 import { installSdkMetrics, watchWorkerDatabase, workerMetricsRoute } from './metrics';
 import { startProbeListener } from '../lib/probe-listener';
@@ -36,7 +35,7 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   // Kept open: the relays start workflows through it.
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: createDataConverter(deps.box.keyRing), interceptors: clientInterceptors() });
+  const client = createTemporalClient({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, keyRing: deps.box.keyRing });
   await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -1,4 +1,5 @@
-import { Connection, Client } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { createTemporalClient } from '../../lib/temporal-client';
 import { createDatabase } from '../../db/connection';
 import { createApp } from '../../api/app';
 import { loadConfig, requireEncryptionKey } from '../../lib/config';
@@ -15,14 +16,15 @@ export async function buildOpenApiDocument(env: NodeJS.ProcessEnv): Promise<unkn
   // any key will do where none is configured.
   const config = loadConfig({ ENCRYPTION_KEY: generateEncryptionKey(), ...env, AUTH_CACHE_TTL: '0s' });
   const sequelize = createDatabase({ url: config.DATABASE_URL ?? 'postgres://openapi@127.0.0.1:1/unused' });
-  const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+  const box = createCryptoBox(requireEncryptionKey(config));
+  const temporal = createTemporalClient({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE, keyRing: box.keyRing });
   try {
     return createApp({
       config,
       sequelize,
       temporal,
       logger: createLogger('silent', 'openapi'),
-      box: createCryptoBox(requireEncryptionKey(config)),
+      box,
     }).document;
   } finally {
     await sequelize.close();

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-/** The layering rule of eslint.config.mjs: each case is an import that must be refused (or allowed) in that file. */
+/**
+ * The layering rule of eslint.config.mjs, and its one-factory rule for Temporal clients: each case is an import that
+ * must be refused (or allowed) in that file.
+ */
 const ROOT = path.resolve(__dirname, '../..');
 
 const REFUSED: [string, string][] = [
@@ -27,6 +30,9 @@ const REFUSED: [string, string][] = [
   ['sdk/src/example.ts', "import { notFound } from '../../domain/products';"],
   ['sdk/src/example.ts', "import { Product } from '../../db/models';"],
   ['lib/example.ts', "import { createCommerceClient } from '../sdk/src';"],
+  ['worker/example.ts', "import { Client } from '@temporalio/client';"],
+  ['scripts/example.ts', "import { Connection, WorkflowClient } from '@temporalio/client';"],
+  ['api/example.ts', "import { Client } from '@temporalio/client';"],
 ];
 
 const ALLOWED: [string, string][] = [
@@ -41,6 +47,9 @@ const ALLOWED: [string, string][] = [
   ['activities/example.ts', "import { emitProductUpdated } from '../domain/products/dto';"],
   ['sdk/src/example.ts', "import { verifyWebhookSignature } from '../../lib/webhooks/signature';"],
   ['sdk/src/example.ts', "import type { paths } from './generated/schema';"],
+  ['worker/example.ts', "import { Connection, type Client } from '@temporalio/client';"],
+  ['lib/temporal-client.ts', "import { Client } from '@temporalio/client';"],
+  ['test/example.ts', "import { Client } from '@temporalio/client';"],
 ];
 
 /**
@@ -61,7 +70,7 @@ function lintAll(cases: [string, string][]): string[][] {
       const out = [];
       for (const [file, code] of cases) {
         const [result] = await eslint.lintText(code, { filePath: path.join(process.cwd(), file) });
-        out.push(result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+        out.push(result.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message));
       }
       process.stdout.write(JSON.stringify(out));
     })().catch((err) => { console.error(err); process.exit(1); });`;
