@@ -18,16 +18,8 @@
 # snapshots, tells restore.sh which recorded starts and published events to send again.
 set -euo pipefail
 
-usage() {
-  echo "usage: DATABASE_URL=… TEMPORAL_DATABASE_URL=… TEMPORAL_VISIBILITY_DATABASE_URL=… $0 <backup directory>" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
-dir="$1"
-for var in DATABASE_URL TEMPORAL_DATABASE_URL TEMPORAL_VISIBILITY_DATABASE_URL; do
-  [[ -n "${!var:-}" ]] || { echo "backup: $var is not set" >&2; usage; }
-done
-bin() { if [[ -n "${PG_BIN:-}" ]]; then echo "$PG_BIN/$1"; else command -v "$1" || { echo "backup: $1 not found (install PostgreSQL's client tools or set PG_BIN)" >&2; exit 1; }; fi; }
+# shellcheck source=lib/backup-args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/backup-args.sh" "$@"
 PSQL="$(bin psql)"
 PG_DUMP="$(bin pg_dump)"
 if [[ -e "$dir" && -n "$(ls -A "$dir")" ]]; then

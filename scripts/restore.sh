@@ -16,16 +16,8 @@
 # database to drop before trying again); the default restores each in one transaction. PG_BIN as in backup.sh.
 set -euo pipefail
 
-usage() {
-  echo "usage: DATABASE_URL=… TEMPORAL_DATABASE_URL=… TEMPORAL_VISIBILITY_DATABASE_URL=… $0 <backup directory>" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
-dir="$1"
-for var in DATABASE_URL TEMPORAL_DATABASE_URL TEMPORAL_VISIBILITY_DATABASE_URL; do
-  [[ -n "${!var:-}" ]] || { echo "restore: $var is not set" >&2; usage; }
-done
-bin() { if [[ -n "${PG_BIN:-}" ]]; then echo "$PG_BIN/$1"; else command -v "$1" || { echo "restore: $1 not found (install PostgreSQL's client tools or set PG_BIN)" >&2; exit 1; }; fi; }
+# shellcheck source=lib/backup-args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/backup-args.sh" "$@"
 PSQL="$(bin psql)"
 PG_RESTORE="$(bin pg_restore)"
 jobs="${RESTORE_JOBS:-1}"
