@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 const CA_DIR = 'local-ca';
 const CA_CERT = 'ca.pem';
@@ -15,6 +14,20 @@ const CA_KEY = 'ca-key.pem';
 const TRUST_BUNDLE = 'trust-bundle.pem';
 const CA_DAYS = 3650;
 const LEAF_DAYS = 30;
+
+/**
+ * `selfsigned` is a development dependency, loaded on first use: the production CLI (`node dist/scripts/cli.js`)
+ * must start without it, and only the local-stack commands need it.
+ */
+async function generate(...args: Parameters<typeof import('selfsigned').generate>): ReturnType<typeof import('selfsigned').generate> {
+  let selfsigned: typeof import('selfsigned');
+  try {
+    selfsigned = await import('selfsigned');
+  } catch {
+    throw new Error('the local CA (npm start, webhooks listen) needs the development dependencies: run `npm install` in a checkout');
+  }
+  return selfsigned.generate(...args);
+}
 
 export interface LocalCa {
   /** The CA certificate's file, for NODE_EXTRA_CA_CERTS. */
