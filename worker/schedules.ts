@@ -1,4 +1,4 @@
-import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { SCHEDULE_IDS, workflowIds } from '../workflows/messages';
 
 /** Creates the recurring schedules if they do not exist yet; safe to run at every worker start. */
