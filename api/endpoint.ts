@@ -286,13 +286,20 @@ async function sendFile(req: Request, res: Response, file: FileResult): Promise<
  * zod validation, idempotency and the envelope, and registers the route in the OpenAPI document.
  */
 export class ApiRouter {
+  /**
+   * Mounted under `/api`: one prefix layer in front of this resource's routes, so a request tests each resource's
+   * prefix once instead of every route of every resource (docs/decisions/http.md, "Per-request cost").
+   */
   readonly router = express.Router();
+  private readonly routes = express.Router();
 
   constructor(
     private readonly prefix: string,
     private readonly tag: string,
     private readonly deps: EndpointDeps,
-  ) {}
+  ) {
+    this.router.use(prefix, this.routes);
+  }
 
   add<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined, A extends Access = 'secret', R extends Schema = undefined>(
     endpoint: Endpoint<B, Q, P, A, R>,
@@ -361,7 +368,7 @@ export class ApiRouter {
       sendSerializedData(req, res, endpoint.status ?? 200, dataJson, page);
     });
     const path = this.fullPath(endpoint.path);
-    this.router[endpoint.method](path, ...chain);
+    this.routes[endpoint.method](endpoint.path, ...chain);
     deps.methodsByPath.set(path, (deps.methodsByPath.get(path) ?? new Set()).add(endpoint.method));
     this.register(endpoint);
     return this;

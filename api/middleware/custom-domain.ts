@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import { GLOBAL_STOREFRONT_SEGMENTS, slugOfCustomDomain } from '../../domain/storefront';
 
@@ -14,11 +14,7 @@ const PUBLIC_ROOT = /^\/api\/v1\/storefront\/public(?:\/|(?=\?)|$)/;
  * localhost and IP literals are never looked up.
  */
 export function customDomainRewrite(sequelize: Sequelize, ownHostname: string): RequestHandler {
-  return async (req, _res, next) => {
-    const root = PUBLIC_ROOT.exec(req.url);
-    if (!root) return next();
-    const host = req.hostname?.toLowerCase();
-    if (!host || host === ownHostname || host === 'localhost' || isIP(host)) return next();
+  const rewrite = async (req: Request, next: NextFunction, root: RegExpExecArray, host: string) => {
     const slug = await slugOfCustomDomain(sequelize, host);
     if (!slug) return next();
     const rest = req.url.slice(root[0].length);
@@ -26,5 +22,13 @@ export function customDomainRewrite(sequelize: Sequelize, ownHostname: string): 
     if (GLOBAL_STOREFRONT_SEGMENTS.has(first) || first === slug) return next();
     req.url = `${PUBLIC_PREFIX}${slug}${rest === '' || rest.startsWith('?') ? rest : `/${rest}`}`;
     next();
+  };
+  // Synchronous for every other request: most never reach the lookup, and need no promise of their own.
+  return (req, _res, next) => {
+    const root = PUBLIC_ROOT.exec(req.url);
+    if (!root) return next();
+    const host = req.hostname?.toLowerCase();
+    if (!host || host === ownHostname || host === 'localhost' || isIP(host)) return next();
+    return rewrite(req, next, root, host);
   };
 }

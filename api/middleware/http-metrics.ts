@@ -27,7 +27,9 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
     get: () => matched,
     set(route: MatchedRoute) {
       matched = route;
-      template = `${req.baseUrl}${typeof route.path === 'string' ? route.path : String(route.path)}`;
+      const path = typeof route.path === 'string' ? route.path : String(route.path);
+      // A resource's own root (`/` under its prefix) is named by the prefix alone, as declared.
+      template = path === '/' && req.baseUrl !== '' ? req.baseUrl : `${req.baseUrl}${path}`;
       nameSpan(template);
     },
   });
