@@ -88,6 +88,12 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** The worker's own listener for orchestrators: probes (/healthz, /readyz) and Prometheus (/metrics); 0 picks a free port. */
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /**
+   * Workflows the worker keeps in memory between their tasks (Temporal's sticky cache). The SDK's default grows with
+   * the heap limit (about 2,300 on a 4 GB heap, some 0.6 MB each); an evicted workflow replays its history on its
+   * next task, and every long-lived workflow here continues as new each cycle, so that replay stays short.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
   /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js, the compiled worker's default). */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     deps,
     workflowBundle,
     tracing,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
   started.worker = worker;
   logger.info(

@@ -14,12 +14,14 @@ export interface WorkerSetup {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** The process's tracing (worker/tracing.ts); off when absent. */
   tracing?: Tracing;
+  /** WORKER_MAX_CACHED_WORKFLOWS; the SDK's heap-sized default when absent. */
+  maxCachedWorkflows?: number;
 }
 
 const NO_TRACING: Tracing = { enabled: false, shutdown: async () => undefined };
 
 /** The worker that runs every workflow in workflows/ and every activity in activities/. */
-export async function createWorker({ connection, namespace, taskQueue, deps, workflowBundle, tracing = NO_TRACING }: WorkerSetup): Promise<Worker> {
+export async function createWorker({ connection, namespace, taskQueue, deps, workflowBundle, tracing = NO_TRACING, maxCachedWorkflows }: WorkerSetup): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
@@ -31,5 +33,6 @@ export async function createWorker({ connection, namespace, taskQueue, deps, wor
     // Codecs run in the worker's main thread, outside the workflow sandbox, so a prebuilt bundle needs nothing of them.
     dataConverter: createDataConverter(deps.box.keyRing),
     workflowBundle: workflowBundle ?? { code: await buildWorkflowBundle() },
+    ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   });
 }

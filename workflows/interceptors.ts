@@ -7,7 +7,13 @@ import {
   type LocalActivityInput,
   type Next,
   type Payload,
+  type QueryInput,
+  type SignalInput,
+  type SignalWorkflowInput,
   type StartChildWorkflowExecutionInput,
+  type StartNexusOperationInput,
+  type StartNexusOperationOutput,
+  type UpdateInput,
   type WorkflowExecuteInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptorsFactory,
@@ -17,9 +23,13 @@ import {
 /** lib/temporal-interceptors.ts's header (workflows import nothing that runs outside the sandbox). */
 const REQUEST_ID_HEADER = 'x-request-id';
 
-/** The request id of one workflow run, shared by its inbound and outbound interceptor. */
+/** The header Temporal's OpenTelemetry client and workflow interceptors carry a span context in. */
+const TRACE_HEADER = '_tracer-data';
+
+/** What one workflow run's interceptors share: its request id, and whether its start carried a trace. */
 interface RunState {
   requestId?: Payload;
+  traced: boolean;
 }
 
 class RequestIdInbound implements WorkflowInboundCallsInterceptor {
@@ -27,6 +37,7 @@ class RequestIdInbound implements WorkflowInboundCallsInterceptor {
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     this.state.requestId = input.headers[REQUEST_ID_HEADER];
+    this.state.traced = input.headers[TRACE_HEADER] !== undefined;
     return next(input);
   }
 }
@@ -66,16 +77,95 @@ class RequestIdOutbound implements WorkflowOutboundCallsInterceptor {
 }
 
 /**
+ * Temporal's OpenTelemetry workflow interceptors, for a run whose start carried a trace (its starter had tracing
+ * on). Any other run skips them: they would make a span for the run and for every activity it schedules, each
+ * handed out of the sandbox through the `exporter` sink only to be dropped by a worker that exports nothing.
+ * Neither way adds a command, so a history replays the same with or without them (test/replay/).
+ */
+class TracedInbound implements WorkflowInboundCallsInterceptor {
+  private otel?: OpenTelemetryInboundInterceptor;
+
+  constructor(private readonly state: RunState) {}
+
+  private get traced(): OpenTelemetryInboundInterceptor | undefined {
+    if (this.state.traced) this.otel ??= new OpenTelemetryInboundInterceptor();
+    return this.otel;
+  }
+
+  execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    return this.traced ? this.traced.execute(input, next) : next(input);
+  }
+
+  handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>): Promise<void> {
+    return this.traced ? this.traced.handleSignal(input, next) : next(input);
+  }
+
+  handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
+    return this.traced ? this.traced.handleUpdate(input, next) : next(input);
+  }
+
+  validateUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'validateUpdate'>): void {
+    if (this.traced) this.traced.validateUpdate(input, next);
+    else next(input);
+  }
+
+  handleQuery(input: QueryInput, next: Next<WorkflowInboundCallsInterceptor, 'handleQuery'>): Promise<unknown> {
+    return this.traced ? this.traced.handleQuery(input, next) : next(input);
+  }
+}
+
+class TracedOutbound implements WorkflowOutboundCallsInterceptor {
+  private otel?: OpenTelemetryOutboundInterceptor;
+
+  constructor(private readonly state: RunState) {}
+
+  private get traced(): OpenTelemetryOutboundInterceptor | undefined {
+    if (this.state.traced) this.otel ??= new OpenTelemetryOutboundInterceptor();
+    return this.otel;
+  }
+
+  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+    return this.traced ? this.traced.scheduleActivity(input, next) : next(input);
+  }
+
+  scheduleLocalActivity(input: LocalActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>): Promise<unknown> {
+    return this.traced ? this.traced.scheduleLocalActivity(input, next) : next(input);
+  }
+
+  startNexusOperation(input: StartNexusOperationInput, next: Next<WorkflowOutboundCallsInterceptor, 'startNexusOperation'>): Promise<StartNexusOperationOutput> {
+    return this.traced ? this.traced.startNexusOperation(input, next) : next(input);
+  }
+
+  startChildWorkflowExecution(
+    input: StartChildWorkflowExecutionInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
+  ): Promise<[Promise<string>, Promise<unknown>]> {
+    return this.traced ? this.traced.startChildWorkflowExecution(input, next) : next(input);
+  }
+
+  continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
+    return this.traced ? this.traced.continueAsNew(input, next) : next(input);
+  }
+
+  signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>): Promise<void> {
+    return this.traced ? this.traced.signalWorkflow(input, next) : next(input);
+  }
+
+  getLogAttributes(input: GetLogAttributesInput, next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>): Record<string, unknown> {
+    return this.traced ? this.traced.getLogAttributes(input, next) : next(input);
+  }
+}
+
+/**
  * The workflow interceptors, bundled with the workflows (worker/workflow-bundle.ts; a prebuilt bundle ignores the
- * worker's own list): the request id, and Temporal's OpenTelemetry interceptors, whose spans continue the trace of
- * the start and reach the worker through the `exporter` sink (worker/worker.ts). Neither adds a command, so
- * histories replay the same with or without them.
+ * worker's own list): the request id, and, for a traced run, Temporal's OpenTelemetry interceptors, whose spans
+ * continue the trace of the start and reach the worker through the `exporter` sink (worker/worker.ts).
  */
 export const interceptors: WorkflowInterceptorsFactory = () => {
-  const state: RunState = {};
+  const state: RunState = { traced: false };
   return {
-    inbound: [new RequestIdInbound(state), new OpenTelemetryInboundInterceptor()],
-    outbound: [new RequestIdOutbound(state), new OpenTelemetryOutboundInterceptor()],
+    inbound: [new RequestIdInbound(state), new TracedInbound(state)],
+    outbound: [new RequestIdOutbound(state), new TracedOutbound(state)],
     internals: [new OpenTelemetryInternalsInterceptor()],
   };
 };
