@@ -10,6 +10,7 @@ import type { ResultsDocument } from './lib/report';
 import { writeBenchDocs } from './lib/write-docs';
 
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
+const SECTIONS = ['webhookFanout', 'checkoutCompletion', 'productUpload', 'subscriptionRenewals'] as const;
 
 async function readResults(): Promise<ResultsDocument> {
   const text = await readFile(RESULTS_FILE, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -21,6 +22,11 @@ async function readResults(): Promise<ResultsDocument> {
     throw new Error(`${RESULTS_FILE} is not a results document of \`npm run bench\``);
   }
   if (doc.settings.only) throw new Error(`the results are of a BENCH_ONLY="${doc.settings.only}" run: docs left alone (run \`npm run bench\` in full)`);
+  // Results written before runs recorded BENCH_ONLY: a full run is one with every section.
+  const missing = SECTIONS.filter((section) => !doc[section]);
+  if (doc.settings.only === undefined && (doc.scenarios.length === 0 || missing.length > 0)) {
+    throw new Error(`the results lack ${[...(doc.scenarios.length === 0 ? ['the HTTP scenarios'] : []), ...missing].join(', ')}: docs left alone (run \`npm run bench\` in full)`);
+  }
   return doc as ResultsDocument;
 }
 
