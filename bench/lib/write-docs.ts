@@ -19,7 +19,7 @@ export async function writeBenchDocs(doc: ResultsDocument | null, root: string):
   const chartFile = path.join(root, DOCS_CHART);
   if (doc !== null && bars.length > 0) await writeFile(chartFile, renderRatioChart(bars, chartTitle(doc)));
   else await rm(chartFile, { force: true });
-  const chartLink = bars.length > 0 ? path.relative(path.dirname(DOCS_PAGE), DOCS_CHART) : null;
+  const chartLink = bars.length > 0 ? path.posix.relative(path.posix.dirname(DOCS_PAGE), DOCS_CHART) : null;
   await writeFile(path.join(root, DOCS_PAGE), renderBenchmarksPage(doc, chartLink));
   await writeFile(readmeFile, readme);
   return [DOCS_PAGE, ...(bars.length > 0 ? [DOCS_CHART] : []), 'README.md'];
