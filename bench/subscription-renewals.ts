@@ -10,7 +10,7 @@
  * continue-as-new, the clock's acknowledgement), timed from the advance's commit to the clock being `ready` again.
  * Between waves the bench marks the renewal invoices paid in the database (as a settled payment would, without
  * the signal: the payment is not what is measured), so no wave runs into dunning.
- * Reported: renewals/s of the first wave against the ceiling (target ≥ 30%), every wave's rate, the worker's RSS,
+ * Reported: renewals/s of the first wave against the ceiling (target ≥ 50%), every wave's rate, the worker's RSS,
  * and the history of sample subscriptions after R renewals (its current run: continue-as-new keeps it one cycle
  * long). Then, with BENCH_SUBSCRIPTION_SCALE (default 10,000) subscriptions open on the one worker (the rest
  * trialing on a second clock), the worker's RSS again.
@@ -39,7 +39,7 @@ import type { BenchInfra } from './lib/infra';
 import type { BenchOptions } from './lib/options';
 import { lanes, measureCeiling, measureCeilingWarmup } from './webhook-fanout';
 
-export const RENEWAL_TARGET = 0.3;
+export const RENEWAL_TARGET = 0.5;
 const TASK_QUEUE = 'bench-subscriptions';
 const CEILING_QUEUE = 'bench-ceiling';
 const CREATE_LANES = 16;
@@ -65,6 +65,8 @@ export interface SubscriptionBenchResult {
   waves: RenewalWave[];
   /** First wave's renewals/s over the ceiling's workflows/s. */
   ratio: number;
+  /** Pass line: a first-wave ratio of at least `ratio`. */
+  target: { ratio: number };
   pass: boolean;
   workerRssMb: { afterCreate: number; afterRenewals: number; atScale: number | null };
   /** Sample subscriptions after every renewal: runs (one per cycle) and the current run's history. */
@@ -215,6 +217,7 @@ export async function runSubscriptionRenewals(infra: BenchInfra, options: BenchO
       ceiling,
       waves,
       ratio,
+      target: { ratio: RENEWAL_TARGET },
       pass: ratio >= RENEWAL_TARGET,
       workerRssMb: { afterCreate, afterRenewals, atScale },
       history,
@@ -234,7 +237,7 @@ export function renderSubscriptionTable(r: SubscriptionBenchResult): string {
   const lines = [
     `subscription renewals (${r.subscriptions} subscriptions on one test clock, ${r.waves.length} monthly advances)`,
     `  ceiling: start+complete ${r.ceiling.workflows} empty workflows: ${fmt(r.ceiling.workflowsPerSecond, 1)} wf/s`,
-    `  first wave: ${fmt(r.waves[0]!.renewalsPerSecond, 1)} renewals/s (${fmt(r.waves[0]!.seconds, 1)} s): ${(r.ratio * 100).toFixed(1)}% of the ceiling (target >= ${RENEWAL_TARGET * 100}%): ${r.pass ? 'PASS' : 'BELOW TARGET'}`,
+    `  first wave: ${fmt(r.waves[0]!.renewalsPerSecond, 1)} renewals/s (${fmt(r.waves[0]!.seconds, 1)} s): ${(r.ratio * 100).toFixed(1)}% of the ceiling (target >= ${Math.round(r.target.ratio * 100)}%): ${r.pass ? 'PASS' : 'BELOW TARGET'}`,
     `  all waves: min ${fmt(Math.min(...rates), 1)}, max ${fmt(Math.max(...rates), 1)}, mean ${fmt(rates.reduce((a, b) => a + b, 0) / rates.length, 1)} renewals/s`,
     `  worker RSS: ${r.workerRssMb.afterCreate} MB after create, ${r.workerRssMb.afterRenewals} MB after the renewals${r.workerRssMb.atScale === null ? '' : `, ${r.workerRssMb.atScale} MB with ${r.scale!.subscriptions} subscriptions open`}`,
     `  history of a subscription after ${r.waves.length} renewals: ${r.history.map((h) => `${h.runs} runs, current run ${h.events} events / ${fmt(h.bytes)} bytes`).join('; ')}`,

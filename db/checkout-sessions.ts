@@ -18,7 +18,7 @@ function returningColumns(): string {
 
 /**
  * One INSERT of a checkout session returning the whole row, without Sequelize's instance pipeline: a session is
- * written on every checkout create, the storefront's busiest write (docs/benchmark.md). `values` are attributes
+ * written on every checkout create, the storefront's busiest write (docs/benchmark-method.md). `values` are attributes
  * (`accountId` among them); undefined ones are left to the column defaults. Every attribute a caller passes
  * always, so one create path sends one statement text, which runs as a named prepared statement.
  *

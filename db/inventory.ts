@@ -135,7 +135,7 @@ const toBalances = (row: BalanceColumns): StockBalances => ({ available: Number(
 /**
  * One stock change in one statement: the guarded UPDATE of the stock row and the INSERT of its movement (a
  * data-modifying CTE), so the row lock the UPDATE takes is held across one round trip fewer — every mover of a
- * variant queues on it (docs/benchmark.md). The UPDATE moves the row only if no balance would go below zero;
+ * variant queues on it (docs/benchmark-method.md). The UPDATE moves the row only if no balance would go below zero;
  * PostgreSQL re-checks that guard on the newest row version after waiting for the lock, so concurrent movers
  * queue and none passes a stale check. The movement is inserted from the UPDATE's RETURNING, so it records the
  * balances the change left and exists exactly when the row moved: no row (the guard failed, or the row does not

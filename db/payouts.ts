@@ -7,7 +7,7 @@ import type { Tenant } from './tenancy';
 
 /**
  * Payout reads and writes as plain statements: the create runs them on every request, under contention on one
- * balance row (docs/benchmark.md), and the bench's ceiling sends the very same ones.
+ * balance row (docs/benchmark-method.md), and the bench's ceiling sends the very same ones.
  */
 
 /** A payout row from the model or from a raw read (where bigint `amount` arrives as a string). */

@@ -19,7 +19,7 @@ function statementName(text: string): string {
  * One parameterised statement on a connection from Sequelize's own pool, without Sequelize's query pipeline
  * (replacement parsing, hooks, result shaping), as a named prepared statement. For the statements every
  * authenticated request runs (key lookup, list pages), where both costs are a measurable share of the
- * request (docs/benchmark.md). Statement texts must come from code, never from input: each distinct text
+ * request (docs/benchmarks.md). Statement texts must come from code, never from input: each distinct text
  * stays prepared on every connection. Inside a request's transaction it runs there (request-transaction.ts).
  */
 export async function plainQuery<T>(sequelize: Sequelize, text: string, values: unknown[]): Promise<T[]> {

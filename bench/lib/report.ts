@@ -1,6 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
+import type { CompletionResult } from '../checkout-completion';
+import type { UploadResult } from '../product-upload';
+import type { SubscriptionBenchResult } from '../subscription-renewals';
+import type { FanoutResult, WorkflowCeiling } from '../webhook-fanout';
 import type { Measurement } from './load';
 import type { BenchOptions } from './options';
 
@@ -15,6 +19,22 @@ export interface ScenarioResult {
   rounds: Array<{ ceiling: Measurement; fullStack: Measurement; ratio: number }>;
   pass: boolean;
 }
+
+/** bench/results/latest.json: a section is absent when its scenario was not run (BENCH_ONLY). */
+export interface ResultsDocument {
+  finishedAt: string;
+  machine: { cpus: number; cpuModel: string | null; node: string; platform: string; loadAverageAtStart: number[] };
+  /** `only` is BENCH_ONLY (null for a full run). */
+  settings: { durationSeconds: number; warmupSeconds: number; connections: number; poolSize: number; rounds: number; only: string | null };
+  scenarios: ScenarioResult[];
+  workflowCeiling?: WorkflowCeiling;
+  webhookFanout?: FanoutResult;
+  checkoutCompletion?: CompletionResult;
+  productUpload?: UploadResult;
+  subscriptionRenewals?: SubscriptionBenchResult;
+}
+
+type ResultSections = Omit<ResultsDocument, 'finishedAt' | 'machine' | 'settings' | 'scenarios'>;
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
@@ -52,15 +72,23 @@ export async function writeResults(
   options: BenchOptions,
   results: ScenarioResult[],
   loadAverageAtStart: number[],
-  extra: Record<string, unknown> = {},
-): Promise<void> {
+  extra: ResultSections = {},
+): Promise<ResultsDocument> {
   await mkdir(path.dirname(file), { recursive: true });
-  const document = {
+  const document: ResultsDocument = {
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart },
-    settings: { durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections, poolSize: options.poolSize, rounds: options.rounds },
+    settings: {
+      durationSeconds: options.duration,
+      warmupSeconds: options.warmup,
+      connections: options.connections,
+      poolSize: options.poolSize,
+      rounds: options.rounds,
+      only: options.only ?? null,
+    },
     scenarios: results,
     ...extra,
   };
   await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
+  return document;
 }

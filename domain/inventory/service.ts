@@ -36,7 +36,7 @@ export function createStockService({ sequelize }: Pick<ServiceDeps, 'sequelize'>
     /**
      * One movement, in one transaction with the stock row it changes; answered with that movement. A plain
      * transaction (db/plain-query.ts): the adjustments of a variant queue on its row lock, so what each spends
-     * around its statements bounds them all (docs/benchmark.md); the answer is built after the COMMIT.
+     * around its statements bounds them all (docs/benchmark-method.md); the answer is built after the COMMIT.
      */
     async adjust(auth: AuthContext, input: AdjustStockBody): Promise<MovementDto> {
       const row = await plainTransaction(sequelize, (query) =>
