@@ -195,7 +195,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
  */
 const payoutCreate: Scenario = {
   name: 'payout create',
-  target: 0.5,
+  target: 0.6,
   ceiling: (ctx) => {
     const spec = ceilingServer('bench/servers/ceiling-payouts-create.ts', ctx);
     return {
@@ -286,7 +286,7 @@ function expectCheckout(status: number, body: unknown) {
 
 const stockReserve: Scenario = {
   name: 'stock reserve (buy-now checkout, one variant)',
-  target: 0.5,
+  target: 0.6,
   ceiling: (ctx) => {
     const spec = ceilingServer('bench/servers/ceiling-stock-reserve.ts', ctx);
     return reserveSide(ctx, { ...spec, env: { ...spec.env, PUBLIC_RATE_LIMIT_PER_MINUTE, TEMPORAL_ADDRESS: ctx.infra.temporalAddress } });
@@ -319,7 +319,7 @@ const walked = new WeakMap<string[], { next: number; probes: number }>();
  * (size - 1)); `probe(pool, n)` the n-th request verified before a side's load, on key 0, which the walk leaves alone
  * so both sides of a pair answer their probe alike.
  */
-function licencePair(name: string, pools: (licences: BenchLicences) => LicencePools, request: LicenceRequest, probe: LicenceRequest, verify: Side['verify']): Scenario {
+function licencePair(name: string, target: number, pools: (licences: BenchLicences) => LicencePools, request: LicenceRequest, probe: LicenceRequest, verify: Side['verify']): Scenario {
   const side = (pool: LicencePool, server: ServerSpec): Side => {
     const cursor = walked.get(pool.keys) ?? { next: 0, probes: 0 };
     walked.set(pool.keys, cursor);
@@ -341,7 +341,7 @@ function licencePair(name: string, pools: (licences: BenchLicences) => LicencePo
   });
   return {
     name,
-    target: 0.6,
+    target,
     ceiling: (ctx) => {
       const spec = ceilingServer('bench/servers/ceiling-licenses.ts', ctx);
       return side(poolOf(ctx, 'ceiling'), { ...spec, env: { ...spec.env, PUBLIC_RATE_LIMIT_PER_MINUTE } });
@@ -419,7 +419,7 @@ export const scenarios: Scenario[] = [
   ),
   pair(
     'product list',
-    0.6,
+    0.7,
     'bench/servers/ceiling-products-list.ts',
     (ctx) => ({ method: 'GET', path: '/api/v1/storefront/products', headers: bearer(ctx.infra.catalogue.list.secretKey) }),
     () => expectProductListPage,
@@ -427,21 +427,21 @@ export const scenarios: Scenario[] = [
   // Keyless buyer reads of the live catalogue, the busiest routes (bench/lib/catalogue.ts seeds the store).
   pair(
     'storefront landing',
-    0.6,
+    0.7,
     'bench/servers/ceiling-storefront.ts',
     (ctx) => ({ method: 'GET', path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}` }),
     () => expectLanding,
   ),
   pair(
     'storefront product page',
-    0.6,
+    0.7,
     'bench/servers/ceiling-storefront.ts',
     (ctx) => ({ method: 'GET', path: `/api/v1/storefront/public/${ctx.infra.catalogue.storefront.slug}/${ctx.infra.catalogue.storefront.productSlug}` }),
     () => expectProductPage,
   ),
   pair(
     'checkout create (storefront buy-now)',
-    0.5,
+    0.6,
     'bench/servers/ceiling-checkout.ts',
     (ctx) => ({
       method: 'POST',
@@ -481,8 +481,8 @@ export const scenarios: Scenario[] = [
   ),
   payoutCreate,
   // Installed software checking its licence (bench/lib/licences.ts): one key after another, under the real per-key limit.
-  licencePair('licence validate', (licences) => licences.validate, validateRequest, validateProbe, expectValid),
-  licencePair('licence activate', (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
-  pair('stock adjust (one variant)', 0.5, 'bench/servers/ceiling-stock-adjust.ts', adjustRequest, () => expectMovement),
+  licencePair('licence validate', 0.7, (licences) => licences.validate, validateRequest, validateProbe, expectValid),
+  licencePair('licence activate', 0.6, (licences) => licences.activate, activateRequest, activateProbe, expectActivated),
+  pair('stock adjust (one variant)', 0.6, 'bench/servers/ceiling-stock-adjust.ts', adjustRequest, () => expectMovement),
   stockReserve,
 ];
