@@ -137,7 +137,9 @@ export async function runSubscriptionRenewals(infra: BenchInfra, options: BenchO
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       ENCRYPTION_KEY: infra.encryptionKey,
     };
-    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', WORKER_HEALTH_PORT: '0' });
+    // BENCH_PROFILE_DIR profiles the worker too (each thread writes its own file).
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', WORKER_HEALTH_PORT: '0' }, { nodeArgs: profile });
     workers.push(worker);
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const deps = { sequelize, config, logger: createLogger('silent', 'bench'), starters: createStarters(client, { taskQueue: TASK_QUEUE }) };

@@ -1,4 +1,4 @@
-import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type { OpenTelemetryInboundInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import {
   defaultPayloadConverter,
   type ActivityInput,
@@ -15,8 +15,10 @@ import {
   type StartNexusOperationOutput,
   type UpdateInput,
   type WorkflowExecuteInput,
+  type DisposeInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptorsFactory,
+  type WorkflowInternalsInterceptor,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 
@@ -25,6 +27,18 @@ const REQUEST_ID_HEADER = 'x-request-id';
 
 /** The header Temporal's OpenTelemetry client and workflow interceptors carry a span context in. */
 const TRACE_HEADER = '_tracer-data';
+
+type OpenTelemetryWorkflowModule = typeof import('@temporalio/interceptors-opentelemetry/lib/workflow');
+
+/**
+ * Temporal's OpenTelemetry workflow module, loaded by a traced run only. Every workflow run evaluates the modules
+ * it loads afresh (the worker's reused V8 context keeps module state apart per run), and this one brings about
+ * a hundred of OpenTelemetry's: half the bundle, paid again by every run, continue-as-new included.
+ */
+function openTelemetry(): OpenTelemetryWorkflowModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load is the point (see above)
+  return require('@temporalio/interceptors-opentelemetry/lib/workflow') as OpenTelemetryWorkflowModule;
+}
 
 /** What one workflow run's interceptors share: its request id, and whether its start carried a trace. */
 interface RunState {
@@ -88,7 +102,7 @@ class TracedInbound implements WorkflowInboundCallsInterceptor {
   constructor(private readonly state: RunState) {}
 
   private get traced(): OpenTelemetryInboundInterceptor | undefined {
-    if (this.state.traced) this.otel ??= new OpenTelemetryInboundInterceptor();
+    if (this.state.traced) this.otel ??= new (openTelemetry().OpenTelemetryInboundInterceptor)();
     return this.otel;
   }
 
@@ -120,7 +134,7 @@ class TracedOutbound implements WorkflowOutboundCallsInterceptor {
   constructor(private readonly state: RunState) {}
 
   private get traced(): OpenTelemetryOutboundInterceptor | undefined {
-    if (this.state.traced) this.otel ??= new OpenTelemetryOutboundInterceptor();
+    if (this.state.traced) this.otel ??= new (openTelemetry().OpenTelemetryOutboundInterceptor)();
     return this.otel;
   }
 
@@ -156,6 +170,16 @@ class TracedOutbound implements WorkflowOutboundCallsInterceptor {
   }
 }
 
+/** Ends the OpenTelemetry context of a traced run when the worker drops it; an untraced run has none. */
+class TracedInternals implements WorkflowInternalsInterceptor {
+  constructor(private readonly state: RunState) {}
+
+  dispose(input: DisposeInput, next: Next<WorkflowInternalsInterceptor, 'dispose'>): void {
+    if (this.state.traced) void new (openTelemetry().OpenTelemetryInternalsInterceptor)().dispose(input, next);
+    else next(input);
+  }
+}
+
 /**
  * The workflow interceptors, bundled with the workflows (worker/workflow-bundle.ts; a prebuilt bundle ignores the
  * worker's own list): the request id, and, for a traced run, Temporal's OpenTelemetry interceptors, whose spans
@@ -166,6 +190,6 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   return {
     inbound: [new RequestIdInbound(state), new TracedInbound(state)],
     outbound: [new RequestIdOutbound(state), new TracedOutbound(state)],
-    internals: [new OpenTelemetryInternalsInterceptor()],
+    internals: [new TracedInternals(state)],
   };
 };
