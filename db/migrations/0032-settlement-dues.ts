@@ -14,14 +14,18 @@ export async function up(qi: QueryInterface): Promise<void> {
       credited_at timestamptz NOT NULL
     );
     CREATE INDEX settlement_dues_due ON settlement_dues (environment, credited_at);
-
-    INSERT INTO settlement_dues (checkout_session_id, account_id, environment, credited_at)
-    SELECT credit.checkout_session_id, credit.account_id, credit.environment, credit.created_at
-      FROM balance_transactions credit
-     WHERE credit.type = 'checkout_credit' AND credit.checkout_session_id IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM balance_transactions s WHERE s.type = 'settlement' AND s.source_id = credit.checkout_session_id);
   `);
+  await qi.sequelize.query(MARK_UNSETTLED_CREDITS);
 }
+
+/** Exported for its test (test/workflows/settlement.test.ts). */
+export const MARK_UNSETTLED_CREDITS = `
+  INSERT INTO settlement_dues (checkout_session_id, account_id, environment, credited_at)
+  SELECT credit.checkout_session_id, credit.account_id, credit.environment, credit.created_at
+    FROM balance_transactions credit
+   WHERE credit.type = 'checkout_credit' AND credit.checkout_session_id IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM balance_transactions s WHERE s.type = 'settlement' AND s.source_id = credit.checkout_session_id)
+  ON CONFLICT (checkout_session_id) DO NOTHING`;
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.sequelize.query('DROP TABLE settlement_dues');

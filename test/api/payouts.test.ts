@@ -10,9 +10,12 @@ import { createLogger } from '../../lib/logger';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
 import { backdateCredit, creditSession, fundAvailable, insertPayoutRow } from '../fixtures/payouts';
 import { http, useTestApi, type HttpResult, type TestApi } from '../helpers/context';
+import { usePrivateDatabase } from '../helpers/private-database';
 import { expectError } from '../helpers/expect';
 import { waitFor } from '../helpers/wait';
 
+// Its sweeps settle every due credit in their database: a database of this file's own keeps them off other files' credits.
+usePrivateDatabase('payouts_api');
 const t = useTestApi();
 const box = () => createCryptoBox(requireEncryptionKey(t.ctx.config));
 

@@ -5,6 +5,7 @@ import { tsToMs } from '@temporalio/common/lib/time';
 import { QueryTypes } from 'sequelize';
 import { createActivities } from '../../activities';
 import { appendLedgerEntry } from '../../db/ledger';
+import { MARK_UNSETTLED_CREDITS } from '../../db/migrations/0032-settlement-dues';
 import type { Environment } from '../../db/models';
 import { settleCheckoutCredit, settleDueCredits } from '../../domain/payouts/settlement';
 import { createStarters } from '../../domain/workflow-starters';
@@ -12,13 +13,14 @@ import { recordStart, startRecordedNow } from '../../domain/workflow-starts';
 import { loadConfig, type Config } from '../../lib/config';
 import { newId } from '../../lib/ids';
 import { createLogger } from '../../lib/logger';
-import { ensureSchedules } from '../../worker/schedules';
+import { ensureSettlementSweepSchedule } from '../../worker/schedules';
 import { ACCOUNT_ID, SCHEDULE_IDS, workflowIds, type SettlementInput } from '../../workflows/messages';
 import type { settlement } from '../../workflows/settlement';
 import type { settlementSweep } from '../../workflows/settlement-sweep';
 import { insertCheckoutSessionRow } from '../fixtures/checkout';
 import { backdateCredit, creditSession } from '../fixtures/payouts';
 import { createTestContext, http, type TestApi, type TestContext } from '../helpers/context';
+import { usePrivateDatabase } from '../helpers/private-database';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait';
 import { startTestWorker, testActivityDeps } from '../helpers/worker';
@@ -26,6 +28,8 @@ import { plainHistory } from '../helpers/temporal-codec';
 
 let ctx: TestContext;
 
+// A sweep settles every due credit in its database: a database of this file's own keeps it off other files' credits.
+usePrivateDatabase('settlement');
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -297,8 +301,8 @@ describe('settlement through the sweep schedule (dev server)', () => {
     const schedule = ctx.temporal.schedule.getHandle(SCHEDULE_IDS.settlementSweep);
     try {
       // A worker started with another interval made the schedule; this worker's start brings it to its own.
-      await ensureSchedules(ctx.temporal, { taskQueue: `${taskQueue}-before`, settlementSweepIntervalMs: 60_000 });
-      await ensureSchedules(ctx.temporal, { taskQueue, settlementSweepIntervalMs: 1_000 });
+      await ensureSettlementSweepSchedule(ctx.temporal, { taskQueue: `${taskQueue}-before`, intervalMs: 60_000 });
+      await ensureSettlementSweepSchedule(ctx.temporal, { taskQueue, intervalMs: 1_000 });
       const described = await schedule.describe();
       expect(described.spec.intervals?.map((i) => i.every)).toEqual([1_000]);
       expect(described.action).toMatchObject({ workflowType: 'settlementSweep', taskQueue });
@@ -333,6 +337,32 @@ describe('settlement through the sweep schedule (dev server)', () => {
       await schedule.delete().catch(() => undefined);
       await worker.stop();
     }
+  });
+});
+
+describe('migration 0032 (credits recorded before the sweep)', () => {
+  it('marks every credit not yet settled, at its own ledger time, and no settled one', async () => {
+    const unsettled = await credited('test', 100);
+    await backdateCredit(ctx.sequelize, unsettled.sessionId, 3_600_000);
+    const settled = await credited('test', 200);
+    await settleCheckoutCredit(ctx.sequelize, settled, settled.sessionId);
+    const ids = [unsettled.sessionId, settled.sessionId];
+    // As before the migration: no marks. Rolled back, so no other test's marks are touched.
+    const transaction = await ctx.sequelize.transaction();
+    let marks: Array<{ checkout_session_id: string; at_credit: boolean }>;
+    try {
+      await ctx.sequelize.query('DELETE FROM settlement_dues WHERE checkout_session_id IN (:ids)', { replacements: { ids }, transaction });
+      await ctx.sequelize.query(MARK_UNSETTLED_CREDITS, { transaction });
+      marks = await ctx.sequelize.query(
+        `SELECT d.checkout_session_id, d.credited_at = c.created_at AS at_credit
+           FROM settlement_dues d JOIN balance_transactions c ON c.type = 'checkout_credit' AND c.source_id = d.checkout_session_id
+          WHERE d.checkout_session_id IN (:ids)`,
+        { replacements: { ids }, type: QueryTypes.SELECT, transaction },
+      );
+    } finally {
+      await transaction.rollback();
+    }
+    expect(marks).toEqual([{ checkout_session_id: unsettled.sessionId, at_credit: true }]);
   });
 });
 
