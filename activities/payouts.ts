@@ -1,16 +1,16 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
-import { PayoutMissingError, settleCheckoutCredit, settlementSchedule, submitPayoutDisbursement } from '../domain/payouts';
+import { PayoutMissingError, settleCheckoutCredit, settleDueCredits, settlementSchedule, submitPayoutDisbursement } from '../domain/payouts';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
 import type { Logger } from '../lib/logger';
-import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule } from '../workflows/messages';
-import type { PayoutActivities, SettlementActivities } from './contracts/payouts';
+import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule, SettlementSweepResult } from '../workflows/messages';
+import type { PayoutActivities, SettlementActivities, SettlementSweepActivities } from './contracts/payouts';
 
 const tenantOf = (input: SettlementInput) => ({ accountId: input.accountId, environment: input.environment });
 
-/** The settlement workflow's steps, and the provider payout's disbursement. */
-export function createPayoutActivities({ sequelize, config, box, logger }: { sequelize: Sequelize; config: Config; box: CryptoBox; logger: Logger }): PayoutActivities & SettlementActivities {
+/** The settlement sweep, the old settlement workflow's steps, and the provider payout's disbursement. */
+export function createPayoutActivities({ sequelize, config, box, logger }: { sequelize: Sequelize; config: Config; box: CryptoBox; logger: Logger }): PayoutActivities & SettlementActivities & SettlementSweepActivities {
   return {
     /** Idempotent: the payout id is the disbursement's idempotency key, and a payout already submitted is left as it is. */
     async submitPayoutDisbursement(input: PayoutWorkflowInput): Promise<DisbursementSubmission> {
@@ -33,6 +33,11 @@ export function createPayoutActivities({ sequelize, config, box, logger }: { seq
     /** Idempotent: a retry after its commit answers what the first run moved. */
     settleCheckoutCredit(input: SettlementInput): Promise<SettlementResult> {
       return settleCheckoutCredit(sequelize, tenantOf(input), input.sessionId);
+    },
+
+    /** Idempotent: each credit settles under its session's lock, once, however sweeps and old runs overlap. */
+    settleDueCredits(): Promise<SettlementSweepResult> {
+      return settleDueCredits({ sequelize, config, logger }, { progress: () => heartbeat() });
     },
   };
 }

@@ -228,7 +228,8 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
       NODE_EXTRA_CA_CERTS: certs.caFile,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       // The bench's sessions are test-mode ones; their settlement waits the live delay, as it comes days after the
-      // completion, not inside the measurement (each completion still starts its settlement workflow).
+      // completion, so the settlement sweep (one short workflow per interval, none per completion) releases none of
+      // them inside the measurement.
       TEST_SETTLEMENT_DELAY: '2d',
     };
     // BENCH_PROFILE_DIR profiles the worker too (each thread writes its own file).

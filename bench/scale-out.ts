@@ -80,7 +80,7 @@ interface CompletionRun extends ProcessCpu {
   appTransactionsPerCompletion: number;
   /** Transactions Temporal committed on its own databases per completion. */
   temporalTransactionsPerCompletion: number;
-  /** Workflow executions started per completion (checkout, settlement, e-mail, …), from Temporal's visibility store. */
+  /** Workflow executions started per completion (checkout, e-mail, …), from Temporal's visibility store. */
   workflowsPerCompletion: number;
 }
 

@@ -95,3 +95,25 @@ export function failingEmails(sequelize: Sequelize, limit: number): Promise<Fail
     { type: QueryTypes.SELECT, replacements: { limit } },
   );
 }
+
+/** A checkout credit still marked due to settle well past its due time: the settlement sweep is not releasing it. */
+export interface OverdueSettlementRow extends Stuck {
+  sessionId: string;
+}
+
+/** `since` is the credit's due time; listed once it is `graceMs` past that. */
+export function overdueSettlements(sequelize: Sequelize, delayMs: Record<Environment, number>, graceMs: number, limit: number): Promise<OverdueSettlementRow[]> {
+  const overdue = (environment: Environment, delay: string) => `
+    (SELECT checkout_session_id, account_id, environment, credited_at + make_interval(secs => ${delay}::float8 / 1000) AS since
+       FROM settlement_dues
+      WHERE environment = '${environment}' AND credited_at <= now() - make_interval(secs => (${delay}::float8 + :grace) / 1000)
+      ORDER BY credited_at
+      LIMIT :limit)`;
+  return sequelize.query<OverdueSettlementRow>(
+    `SELECT checkout_session_id AS "sessionId", account_id AS "accountId", environment, since
+       FROM (${overdue('test', ':test')} UNION ALL ${overdue('live', ':live')}) overdue
+      ORDER BY since, checkout_session_id
+      LIMIT :limit`,
+    { type: QueryTypes.SELECT, replacements: { test: delayMs.test, live: delayMs.live, grace: graceMs, limit } },
+  );
+}

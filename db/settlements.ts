@@ -1,4 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Environment } from './models';
+import { connectionOf } from './outbox';
 import type { Tenant } from './tenancy';
 
 /** The reads of a checkout credit's settlement; the rules live in domain/payouts/settlement.ts. */
@@ -39,4 +41,49 @@ export async function settledAmountOf(sequelize: Sequelize, tx: Transaction, ses
     { bind: [sessionId], type: QueryTypes.SELECT, transaction: tx },
   );
   return done ? Number(done.availableDelta) : undefined;
+}
+
+/**
+ * Marks the session's credit as due to settle (`settlement_dues`), with the credit's own ledger time. Call it in the
+ * transaction that wrote the credit, so the mark exists exactly when the credit does.
+ */
+export async function recordSettlementDue(tx: Transaction, sessionId: string): Promise<void> {
+  await connectionOf(tx).query(
+    `INSERT INTO settlement_dues (checkout_session_id, account_id, environment, credited_at)
+     SELECT checkout_session_id, account_id, environment, created_at FROM balance_transactions WHERE type = 'checkout_credit' AND source_id = $1
+     ON CONFLICT (checkout_session_id) DO NOTHING`,
+    { bind: [sessionId], type: QueryTypes.INSERT, transaction: tx },
+  );
+}
+
+/** Clears the session's due mark, in the transaction that settles it (or finds nothing left to settle). */
+export async function clearSettlementDue(sequelize: Sequelize, tx: Transaction, sessionId: string): Promise<void> {
+  await sequelize.query('DELETE FROM settlement_dues WHERE checkout_session_id = $1', { bind: [sessionId], type: QueryTypes.DELETE, transaction: tx });
+}
+
+export interface DueSettlement {
+  accountId: string;
+  environment: Environment;
+  sessionId: string;
+}
+
+/**
+ * Up to `limit` credits still marked due whose credit time plus their environment's delay has passed by the
+ * database's clock, earliest due first. One index range per environment (settlement_dues_due), so the read costs
+ * what is due, never the ledger's history.
+ */
+export function dueSettlements(sequelize: Sequelize, delayMs: Record<Environment, number>, limit: number): Promise<DueSettlement[]> {
+  const due = (environment: Environment, delay: string) => `
+    (SELECT checkout_session_id, account_id, environment, credited_at + make_interval(secs => ${delay}::float8 / 1000) AS due_at
+       FROM settlement_dues
+      WHERE environment = '${environment}' AND credited_at <= now() - make_interval(secs => ${delay}::float8 / 1000)
+      ORDER BY credited_at
+      LIMIT $3)`;
+  return sequelize.query<DueSettlement>(
+    `SELECT checkout_session_id AS "sessionId", account_id AS "accountId", environment
+       FROM (${due('test', '$1')} UNION ALL ${due('live', '$2')}) due
+      ORDER BY due_at
+      LIMIT $3`,
+    { bind: [delayMs.test, delayMs.live, limit], type: QueryTypes.SELECT },
+  );
 }

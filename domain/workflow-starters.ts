@@ -211,7 +211,10 @@ export function createStarters(client: Client, { taskQueue, searchAttributes = t
       });
     },
 
-    /** `settlement:<cs>`; never reused, so a repeated start settles nothing twice. */
+    /**
+     * `settlement:<cs>`; never reused, so a repeated start settles nothing twice. No longer recorded (the settlement
+     * sweep settles new credits); kept for the starts recorded before it, still pending in `workflow_starts`.
+     */
     settlement(input: SettlementInput): Promise<boolean> {
       return start<typeof settlement>('settlement', input.accountId, {
         workflowId: workflowIds.settlement(input.sessionId),

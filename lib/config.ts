@@ -125,6 +125,11 @@ const schema = z.object({
    */
   SETTLEMENT_DELAY: settlementDelay.default(parseDuration('2d')),
   TEST_SETTLEMENT_DELAY: settlementDelay.default(parseDuration('1m')),
+  /**
+   * How often the settlement sweep (a Temporal Schedule the worker keeps) releases due credits: a credit becomes
+   * available at most about this long after its due time.
+   */
+  SETTLEMENT_SWEEP_INTERVAL: duration.pipe(z.number().min(1_000, 'must be at least 1s').max(3_600_000, 'must be at most 1h')).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Tracing (docs/tracing.md): `none` installs nothing; `otlp` sends spans to OTEL_EXPORTER_OTLP_ENDPOINT. */
   OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp'], { message: 'must be none or otlp' }).default('none'),

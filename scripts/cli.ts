@@ -73,7 +73,8 @@ Operators (human output; --json prints one JSON value instead):
                                           test environment. docs/webhooks.md.
   stuck [--limit <n>]                     Work that has not gone through, oldest first, with its age and
                                           workflow id: durable starts not made, outbox events not relayed,
-                                          webhook deliveries and e-mails failing. Progress on stderr.
+                                          webhook deliveries and e-mails failing, credits past due and not
+                                          settled. Progress on stderr.
   migrate status                          Applied and pending migrations; changes nothing.
 
 Database: DATABASE_URL, or the embedded PostgreSQL of a running \`npm start\` (same DATA_DIR).
@@ -368,7 +369,7 @@ const webhooksListen: Command<ListenInput> = {
 const stuck: Command<{ limit: number }> = {
   options: { limit: { type: 'string' } },
   parse: (values) => ({ limit: limit(values, 100) }),
-  run: (sequelize, input, tools) => findStuckWork(sequelize, { limit: input.limit, onKind: (kind, found) => tools.progress(`${kind}: ${found} found`) }),
+  run: (sequelize, input, tools) => findStuckWork(sequelize, tools.config, { limit: input.limit, onKind: (kind, found) => tools.progress(`${kind}: ${found} found`) }),
   human: (items: StuckItem[]) =>
     items.length === 0
       ? 'Nothing stuck.'

@@ -73,6 +73,13 @@ describe('configuration', () => {
     expect(configProblems({ TEST_SETTLEMENT_DELAY: '-1m' })).toEqual(['TEST_SETTLEMENT_DELAY: "-1m" is not a duration like 30s, 5m, 2h or 1d']);
   });
 
+  it('sweeps due settlements every 10 seconds by default, from 1 second to 1 hour', () => {
+    expect(loadConfig({}).SETTLEMENT_SWEEP_INTERVAL).toBe(10_000);
+    expect(loadConfig({ SETTLEMENT_SWEEP_INTERVAL: '1s' }).SETTLEMENT_SWEEP_INTERVAL).toBe(1_000);
+    expect(configProblems({ SETTLEMENT_SWEEP_INTERVAL: '0s' })).toEqual(['SETTLEMENT_SWEEP_INTERVAL: must be at least 1s']);
+    expect(configProblems({ SETTLEMENT_SWEEP_INTERVAL: '2h' })).toEqual(['SETTLEMENT_SWEEP_INTERVAL: must be at most 1h']);
+  });
+
   it('reads LOCAL_INVOICE_DUE (1 day) and SUBSCRIPTION_RETRY_SCHEDULE (T+1d, T+3d, T+7d) by default; offsets must increase', () => {
     expect(loadConfig({})).toMatchObject({ LOCAL_INVOICE_DUE: 86_400_000, SUBSCRIPTION_RETRY_SCHEDULE: [86_400_000, 259_200_000, 604_800_000] });
     expect(loadConfig({ LOCAL_INVOICE_DUE: '2h', SUBSCRIPTION_RETRY_SCHEDULE: '1h,2h' })).toMatchObject({ LOCAL_INVOICE_DUE: 7_200_000, SUBSCRIPTION_RETRY_SCHEDULE: [3_600_000, 7_200_000] });

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   // Kept open: the relays start workflows through it.
   const client = createTemporalClient({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, keyRing: deps.box.keyRing });
-  await ensureSchedules(client, config.TEMPORAL_TASK_QUEUE);
+  await ensureSchedules(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, settlementSweepIntervalMs: config.SETTLEMENT_SWEEP_INTERVAL });
 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker({

@@ -7,6 +7,7 @@ export { emailDelivery } from './email-delivery';
 export { checkoutSession } from './checkout-session';
 export { manualOrder } from './manual-order';
 export { settlement } from './settlement';
+export { settlementSweep } from './settlement-sweep';
 export { payout } from './payout';
 export { subscription } from './subscription';
 export { testClock } from './test-clock';

@@ -22,10 +22,13 @@ export const SEARCH_ATTRIBUTES = [ACCOUNT_ID, LIFECYCLE_STATE] as const;
 
 export const SCHEDULE_IDS = {
   maintenancePurge: 'maintenance-purge',
+  settlementSweep: 'settlement-sweep',
 } as const;
 
 export const workflowIds = {
   maintenancePurge: () => 'maintenance-purge',
+  /** The schedule's runs (the schedule appends each run's time): one at a time, releasing every due credit. */
+  settlementSweep: () => 'settlement-sweep',
   aiGeneration: (productId: string) => `ai-generation:${productId}`,
   fileCleanup: (fileId: string) => `file-cleanup:${fileId}`,
   /** One delivery per (event, endpoint): a second start with the same id is refused, so fan-out can repeat safely. */
@@ -36,7 +39,10 @@ export const workflowIds = {
   checkoutSession: (sessionId: string) => `checkout-session:${sessionId}`,
   /** The paid-checkout fulfillment of one confirmed manual order; never reused, so it runs once. */
   manualOrder: (orderId: string) => `manual-order:${orderId}`,
-  /** One per completed session: its amount moves from pending to available once, after the settlement delay. */
+  /**
+   * One per session completed before the settlement sweep: its amount moves from pending to available once, after the
+   * settlement delay. No longer started for new sales; kept so recorded starts and running ones finish.
+   */
   settlement: (sessionId: string) => `settlement:${sessionId}`,
   /** One per payout, for its whole life: it follows the payout's moves until a final status. */
   payout: (payoutId: string) => `payout:${payoutId}`,
@@ -220,6 +226,18 @@ export interface SettlementSchedule {
 export interface SettlementResult {
   settledAmount: number;
   currency: string;
+}
+
+/** What one settlement sweep did with the due credits it read. */
+export interface SettlementSweepResult {
+  /** Credits moved to `available`, or found settled already (by an overlapping run). */
+  settled: number;
+  /** Credits whose refunds had taken everything: nothing moved, their due mark cleared. */
+  nothingPending: number;
+  /** Credits whose settling failed (logged), left for the next sweep. */
+  failed: number;
+  /** True when the sweep stopped at its time budget with credits possibly still due. */
+  budgetSpent: boolean;
 }
 
 // payout -------------------------------------------------------------------------------------------------

@@ -14,9 +14,10 @@ const steps = proxyActivities<SettlementActivities>({
 });
 
 /**
- * `settlement:<cs>`: started in the transaction that credits a completed session's amount to `pending`; waits on a
- * durable timer until the credit is the environment's settlement delay old, then moves what is still pending of
- * that session to `available` in one ledger row, exactly once (docs/decisions/payouts.md).
+ * `settlement:<cs>`: recorded, before the settlement sweep, in the transaction that credits a completed session's
+ * amount to `pending`; waits on a durable timer until the credit is the environment's settlement delay old, then
+ * moves what is still pending of that session to `available` in one ledger row, exactly once, whether or not the
+ * sweep got there first (docs/decisions/payouts.md). Registered only so those runs finish and replay.
  */
 export async function settlement(input: SettlementInput): Promise<SettlementResult> {
   // Measured by the database that stamped the credit, so a clock apart from Temporal's cannot shift it.

@@ -1,4 +1,4 @@
-import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule } from '../../workflows/messages';
+import type { DisbursementSubmission, PayoutWorkflowInput, SettlementInput, SettlementResult, SettlementSchedule, SettlementSweepResult } from '../../workflows/messages';
 
 /** The payout workflow's activity: a provider payout's disbursement (activities/payouts.ts). */
 export type PayoutActivities = {
@@ -9,4 +9,9 @@ export type PayoutActivities = {
 export type SettlementActivities = {
   scheduleSettlement(input: SettlementInput): Promise<SettlementSchedule>;
   settleCheckoutCredit(input: SettlementInput): Promise<SettlementResult>;
+};
+
+/** The settlement sweep's activity (activities/payouts.ts). */
+export type SettlementSweepActivities = {
+  settleDueCredits(): Promise<SettlementSweepResult>;
 };

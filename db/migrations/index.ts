@@ -30,6 +30,7 @@ import * as dashboardPeople from './0028-dashboard-people';
 import * as fulfillmentSpelling from './0029-fulfillment-spelling';
 import * as apiKeyRotation from './0030-api-key-rotation';
 import * as traceContext from './0031-trace-context';
+import * as settlementDues from './0032-settlement-dues';
 
 export interface Migration {
   name: string;
@@ -70,4 +71,5 @@ export const migrations: Migration[] = [
   { name: '0029-fulfillment-spelling', ...fulfillmentSpelling },
   { name: '0030-api-key-rotation', ...apiKeyRotation },
   { name: '0031-trace-context', ...traceContext },
+  { name: '0032-settlement-dues', ...settlementDues },
 ];

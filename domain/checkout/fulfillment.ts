@@ -11,7 +11,7 @@ import { createDownloadLinks } from '../deliveries';
 import { redeemDiscount } from '../discounts';
 import { commitReservations } from '../inventory';
 import { createEmailQueue } from '../email';
-import { recordSettlementStart } from '../payouts';
+import { recordCreditDue } from '../payouts';
 import { recordReferralConversion } from '../referrals';
 import { checkoutStockOwner } from './create';
 import { toCheckoutSessionDto } from './dto';
@@ -124,8 +124,8 @@ export function createCheckoutFulfillment({ sequelize, config, box }: Fulfillmen
       case FULFILLMENT_STEPS.balance: {
         const id = newId('txn');
         // No fees in local mode: the net amount is the amount paid. It settles to `available` after the
-        // environment's delay, through the settlement workflow recorded with the credit.
-        await appendLedgerEntry(tx, tenant, {
+        // environment's delay, released by the settlement sweep from the due mark written with the credit.
+        const credited = await appendLedgerEntry(tx, tenant, {
           id,
           type: 'checkout_credit',
           sourceId: session.id,
@@ -134,7 +134,7 @@ export function createCheckoutFulfillment({ sequelize, config, box }: Fulfillmen
           pendingDelta: session.amount,
           availableDelta: 0,
         });
-        await recordSettlementStart(tx, tenant, { sessionId: session.id });
+        if (credited) await recordCreditDue(tx, { sessionId: session.id });
         return { balanceTransactionId: id };
       }
       case FULFILLMENT_STEPS.completedEvent: {

@@ -3,6 +3,6 @@ export { PayoutMissingError, submitPayoutDisbursement } from './disbursement';
 export { toPayoutDto } from './dto';
 export { CreatePayoutBody, MarkPayoutFailedBody, MarkPayoutInTransitBody, MarkPayoutPaidBody, UpdateBankAccountBody } from './inputs';
 export { createPayoutService } from './service';
-export { recordSettlementStart, settleCheckoutCredit, settlementSchedule } from './settlement';
+export { recordCreditDue, settleCheckoutCredit, settleDueCredits, settlementSchedule } from './settlement';
 export { applyPayoutMove, canMovePayout } from './transitions';
 export type { PayoutMove } from './transitions';

@@ -1,18 +1,21 @@
 import { Writable } from 'node:stream';
 import { QueryTypes } from 'sequelize';
 import { appendLedgerEntry, debitAvailable, pendingOfSession } from '../../db/ledger';
-import { settleCheckoutCredit } from '../../domain/payouts/settlement';
+import { settleCheckoutCredit, settleDueCredits } from '../../domain/payouts/settlement';
 import type { CreatedWorkspace } from '../../domain/workspaces/service';
 import { requireEncryptionKey } from '../../lib/config';
 import { createCryptoBox } from '../../lib/crypto-box';
 import { newId } from '../../lib/ids';
 import { createLogger } from '../../lib/logger';
 import { ACCOUNT_ID, workflowIds } from '../../workflows/messages';
-import { creditSession, fundAvailable, insertPayoutRow } from '../fixtures/payouts';
+import { backdateCredit, creditSession, fundAvailable, insertPayoutRow } from '../fixtures/payouts';
 import { http, useTestApi, type HttpResult, type TestApi } from '../helpers/context';
+import { usePrivateDatabase } from '../helpers/private-database';
 import { expectError } from '../helpers/expect';
 import { waitFor } from '../helpers/wait';
 
+// Its sweeps settle every due credit in their database: a database of this file's own keeps them off other files' credits.
+usePrivateDatabase('payouts_api');
 const t = useTestApi();
 const box = () => createCryptoBox(requireEncryptionKey(t.ctx.config));
 
@@ -506,7 +509,7 @@ describe('the ledger and the balance', () => {
     expect(noBalance).toBe(false);
   });
 
-  it('stay equal through a random mix of concurrent credits, settlements, refunds, payouts, cancels and failures', async () => {
+  it('stay equal through a random mix of concurrent credits, settlements (direct and by sweeps), refunds, payouts, cancels and failures', async () => {
     const ws = await funded(20_000);
     const tenant = { accountId: ws.accountId, environment: 'test' as const };
     const sessions: string[] = [];
@@ -546,9 +549,17 @@ describe('the ledger and the balance', () => {
           sessions.push(sessionId);
           return;
         }
-        case 1:
-          if (sessions.length) await settleCheckoutCredit(t.ctx.sequelize, tenant, sessions[random(sessions.length)]!);
+        case 1: {
+          const sessionId = sessions[random(sessions.length)];
+          if (!sessionId) return;
+          // Settled directly (an old per-session run) or made due and released by a sweep, both paths overlapping.
+          if (random(2) === 0) await settleCheckoutCredit(t.ctx.sequelize, tenant, sessionId);
+          else {
+            await backdateCredit(t.ctx.sequelize, sessionId, 61_000);
+            await settleDueCredits({ sequelize: t.ctx.sequelize, config: t.ctx.config, logger: createLogger('silent', 'payouts-test') });
+          }
           return;
+        }
         case 2:
           if (sessions.length) await refund(sessions[random(sessions.length)]!, 100 + random(200));
           return;

@@ -7,6 +7,7 @@ import { loadConfig } from '../../lib/config';
 import { createWebhookAgent } from '../../lib/webhooks/send';
 import { LIFECYCLE_STATE, workflowIds } from '../../workflows/messages';
 import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
+import { backdateCredit, creditSession } from '../fixtures/payouts';
 import { tenantOf } from '../fixtures/workspaces';
 import { runCli as runCliIn, singleJson, type CliResult } from '../helpers/cli';
 import { http, useTestApi, type TestApi } from '../helpers/context';
@@ -81,7 +82,7 @@ describe('migrate status', () => {
 });
 
 describe('stuck', () => {
-  it('lists starts not made, events not relayed, deliveries and e-mails failing, with age and workflow id; progress on stderr', async () => {
+  it('lists starts not made, events not relayed, deliveries and e-mails failing, credits past due, with age and workflow id; progress on stderr', async () => {
     const ws = await t.ctx.createWorkspace();
     const tenant = tenantOf(ws);
     const fileId = `file_${randomUUID().replace(/-/g, '')}`;
@@ -98,17 +99,30 @@ describe('stuck', () => {
     await insertDeliveryAttempt(endpoint, { eventId: first.eventId, attempt: 2, status: 'retry_scheduled', statusCode: 503, error: 'HTTP 503', nextAttemptAt: new Date(Date.now() + 3_600_000) });
     // A delivery that went through is not stuck.
     await insertDeliveryAttempt(endpoint);
+    // In a workspace of its own (its sessions' recorded starts are stuck too): a test credit an hour old (due after
+    // a minute) that no sweep released; one just due is not stuck yet.
+    const seller = await t.ctx.createWorkspace();
+    const { sessionId: overdue } = await creditSession(t.ctx.sequelize, seller, { amount: 700 });
+    await backdateCredit(t.ctx.sequelize, overdue, 3_600_000);
+    const { sessionId: justDue } = await creditSession(t.ctx.sequelize, seller, { amount: 800 });
+    await backdateCredit(t.ctx.sequelize, justDue, 70_000);
 
     const result = await runCli(['stuck', '--limit', '10000', '--json']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^delivery: \d+ found$/m);
-    const mine = (JSON.parse(result.stdout) as Array<{ kind: string; accountId: string }>).filter((item) => item.accountId === ws.accountId);
+    const listed = JSON.parse(result.stdout) as Array<{ kind: string; accountId: string; ageSeconds: number }>;
+    const mine = listed.filter((item) => item.accountId === ws.accountId);
     expect(mine).toEqual([
       expect.objectContaining({ kind: 'start', workflowId: workflowIds.fileCleanup(fileId), ageSeconds: expect.any(Number) }),
       expect.objectContaining({ kind: 'event', id: eventId, workflowId: null }),
       expect.objectContaining({ kind: 'delivery', id: `${first.eventId}:${endpoint.id}`, workflowId: workflowIds.webhookDelivery(first.eventId, endpoint.id), detail: expect.stringContaining('attempt 2 failed (HTTP 503)') }),
       expect.objectContaining({ kind: 'email', id: emailId, workflowId: workflowIds.emailDelivery(emailId!), detail: expect.stringContaining('ECONNREFUSED') }),
     ]);
+    const credits = listed.filter((item) => item.accountId === seller.accountId && item.kind === 'settlement');
+    expect(credits).toEqual([expect.objectContaining({ id: overdue, workflowId: workflowIds.settlementSweep(), detail: expect.stringContaining('not settled') })]);
+    // Its age counts from its due time, a minute after the credit.
+    expect(credits[0]!.ageSeconds).toBeGreaterThanOrEqual(3_600 - 60 - 5);
+    expect(credits[0]!.ageSeconds).toBeLessThanOrEqual(3_600 - 60 + 60);
     // The delivery's age counts from its first failed attempt, three hours ago.
     expect(mine[2]).toMatchObject({ ageSeconds: expect.any(Number) });
     expect((mine[2] as unknown as { ageSeconds: number }).ageSeconds).toBeGreaterThanOrEqual(3 * 3_600 - 60);

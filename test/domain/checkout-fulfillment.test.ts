@@ -78,10 +78,11 @@ describe('fulfillment steps', () => {
     expect(await Delivery.count({ where: { checkoutSessionId: session.id } })).toBe(0);
     expect(await License.count({ where: { checkoutSessionId: session.id } })).toBe(0);
     expect(await countRows(ctx.sequelize, 'balance_transactions', 'source_id', session.id)).toBe(0);
+    expect(await countRows(ctx.sequelize, 'settlement_dues', 'checkout_session_id', session.id)).toBe(0);
     expect(await eventsOfSession(ctx.sequelize, session.id)).toEqual([]);
   });
 
-  it('apply once under concurrent and repeated tries: one delivery, one licence, one product.purchased, one credit', async () => {
+  it('apply once under concurrent and repeated tries: one delivery, one licence, one product.purchased, one credit and its due mark', async () => {
     const tenant = await newTenant(ctx);
     const product = await insertSellableProduct(ctx.sequelize, tenant, { licenseEnabled: true, files: ['setup-1.0.exe', 'setup-2.0.exe'] });
     const session = await insertCheckoutSessionRow(ctx.sequelize, tenant, { status: 'completed', lineItems: [lineOf(product.id, 2500)] });
@@ -99,6 +100,8 @@ describe('fulfillment steps', () => {
     ]);
     expect((await eventsOfSession(ctx.sequelize, session.id)).map((e) => e.type)).toEqual(['product.purchased']);
     expect(await countRows(ctx.sequelize, 'balance_transactions', 'source_id', session.id)).toBe(1);
+    // One due mark for the settlement sweep, with the one credit.
+    expect(await countRows(ctx.sequelize, 'settlement_dues', 'checkout_session_id', session.id)).toBe(1);
   });
 
   it('past maxUsesTotal keep the payment and record the discount as not applied, without counting a use', async () => {

@@ -176,7 +176,7 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
       const events = await eventsOfSession(ctx.sequelize, session.id);
       expect(events.filter((e) => e.type === 'checkout.completed')).toHaveLength(1);
       expect(events.filter((e) => e.type === 'product.purchased').map((e) => e.data.deliveryId).sort()).toEqual(deliveries.map((d) => d.id).sort());
-      // One credit; its settlement (TEST_SETTLEMENT_DELAY after it) may have run too, once, moving the same amount.
+      // One credit; the settlement sweep (TEST_SETTLEMENT_DELAY after it) may have settled it too, once, moving the same amount.
       const ledger = await ctx.sequelize.query<{ type: string; pending_delta: string }>(`SELECT type, pending_delta FROM balance_transactions WHERE checkout_session_id = :id`, {
         replacements: { id: session.id },
         type: QueryTypes.SELECT,
@@ -194,7 +194,7 @@ describe('checkout-session workflows under worker crashes (dev server, worker pr
     expect((await ReferralLink.findByPk(referral.id))!.conversions).toBe(SESSIONS);
 
     // The maintained balance equals the ledger's sum, which is the sum of what the sessions paid (pending, or
-    // available once a session's settlement ran).
+    // available once the sweep settled a session).
     const [ledger] = await ctx.sequelize.query<{ balance: string; ledger: string }>(
       `SELECT (SELECT pending + available FROM balances WHERE account_id = :accountId AND environment = :environment AND currency = 'USD') AS balance,
               (SELECT sum(pending_delta + available_delta) FROM balance_transactions WHERE account_id = :accountId AND environment = :environment) AS ledger`,

@@ -9,7 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 
 /**
  * End to end on the dev server: the API in this process, `worker/main.ts` (Temporal worker + start relay) as a
- * child process that is SIGKILLed between a payout's moves and while a settlement waits. Its own namespace, so
+ * child process that is SIGKILLed between a payout's moves and while a credit waits for the settlement sweep. Its own namespace, so
  * its schedules never meet other test files', and its own database, so its start relay takes only this file's
  * recorded starts.
  */
@@ -36,6 +36,7 @@ const startWorker = () =>
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       TEST_SETTLEMENT_DELAY: '20s',
+      SETTLEMENT_SWEEP_INTERVAL: '1s',
     },
     { timeoutMs: 150_000 },
   );
@@ -63,10 +64,8 @@ describe('payouts and settlement with the worker killed (dev server, worker proc
     const ws = await t.ctx.createWorkspace();
     const key = ws.secretKey;
     await fundAvailable(t.ctx.sequelize, ws, 10_000);
-    // A sale completed now: its credit and the settlement start are recorded together; the start relay starts it.
-    const { sessionId } = await creditSession(t.ctx.sequelize, ws, { amount: 2_000, settlementStart: true });
-    const settlement = t.ctx.temporal.workflow.getHandle(workflowIds.settlement(sessionId));
-    await until(async () => (await settlement.fetchHistory().catch(() => undefined))?.events?.some((e) => e.timerStartedEventAttributes), 'the settlement timer');
+    // A sale completed now: its credit and its due mark are recorded together; the worker's sweep settles it.
+    const { sessionId } = await creditSession(t.ctx.sequelize, ws, { amount: 2_000 });
 
     expect((await http(t.api.baseUrl, 'PATCH', '/api/v1/payouts/bank-account', { key, body: { bankName: 'Bank', bankAccountNumber: '42', bankAccountHolder: 'H' } })).status).toBe(200);
     const created = await http<{ data: { id: string } }>(t.api.baseUrl, 'POST', '/api/v1/payouts', { key, body: { amount: 4_000, currency: 'USD' } });
@@ -76,7 +75,7 @@ describe('payouts and settlement with the worker killed (dev server, worker proc
     expect((await http(t.api.baseUrl, 'POST', `/api/v1/payouts/${payoutId}/mark-in-transit`, { key, body: {} })).status).toBe(200);
     await until(async () => (await payout.query(payoutStateQuery)).status === 'in_transit', 'the workflow in_transit');
 
-    // The worker dies between the payout's steps, with the settlement's timer running.
+    // The worker dies between the payout's steps, with the credit not yet due (and a sweep perhaps running).
     await worker!.kill();
     worker = undefined;
 
@@ -106,7 +105,7 @@ describe('payouts and settlement with the worker killed (dev server, worker proc
       { type: 'payout_return', available_delta: '4000' },
     ]);
 
-    expect(await settlement.result()).toEqual({ settledAmount: 2_000, currency: 'USD' });
+    await until(async () => (await ledger(sessionId)).length === 2, 'the credit settled by a sweep');
     expect(await ledger(sessionId)).toEqual([
       { type: 'checkout_credit', available_delta: '0' },
       { type: 'settlement', available_delta: '2000' },

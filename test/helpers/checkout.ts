@@ -25,7 +25,7 @@ export async function createSession(baseUrl: string, key: string, body: Record<s
   return res.body.data;
 }
 
-const CHECKOUT_TABLES = ['checkout_sessions', 'checkout_refunds', 'balance_transactions', 'balances', 'workflow_starts', 'audit_logs'] as const;
+const CHECKOUT_TABLES = ['checkout_sessions', 'checkout_refunds', 'balance_transactions', 'settlement_dues', 'balances', 'workflow_starts', 'audit_logs'] as const;
 
 /** Every checkout-related row of a workspace (both environments), to prove that a refusal wrote nothing. */
 export async function checkoutSnapshot(sequelize: Sequelize, accountId: string): Promise<Record<string, unknown[]>> {

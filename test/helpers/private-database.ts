@@ -3,9 +3,10 @@ import { createDatabase } from '../../db/connection';
 import { migrateToLatest } from '../../db/migrate';
 
 /**
- * A migrated database of its own on the suite's PostgreSQL, for test files that run an outbox relay: a
- * relay fans out every unpublished event in its database, so sharing one would let it take (and deliver
- * elsewhere) the events of test files running beside it. Points DATABASE_URL at it until the file ends;
+ * A migrated database of its own on the suite's PostgreSQL, for test files that run an outbox relay or a
+ * settlement sweep: a relay fans out every unpublished event in its database, and a sweep settles every due
+ * credit, so sharing one would let it take (and deliver elsewhere) the events, or settle the credits, of test
+ * files running beside it. Points DATABASE_URL at it until the file ends;
  * call before useTestApi/createTestContext so they connect to it.
  */
 export function usePrivateDatabase(label: string): void {

@@ -294,6 +294,13 @@ describe('checkout-session workflow (time-skipping server, real activities and d
       type: QueryTypes.SELECT,
     });
     expect(balance).toEqual({ pending: String(session.amount), available: '0' });
+    // The credit is marked due for the settlement sweep, at the credit's own time; no settlement workflow is started.
+    const [due] = await ctx.sequelize.query<{ at_credit: boolean }>(
+      `SELECT d.credited_at = c.created_at AS at_credit FROM settlement_dues d JOIN balance_transactions c ON c.type = 'checkout_credit' AND c.source_id = d.checkout_session_id WHERE d.checkout_session_id = :id`,
+      { replacements: { id: session.id }, type: QueryTypes.SELECT },
+    );
+    expect(due).toEqual({ at_credit: true });
+    expect(await countRows(ctx.sequelize, 'workflow_starts', 'workflow_id', workflowIds.settlement(session.id))).toBe(0);
 
     // Events: one product.purchased per delivery, then one checkout.completed (manual confirmation).
     const events = await eventsOfSession(ctx.sequelize, session.id);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Event, IdempotencyKey, WebhookDeliveryAttempt } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { createStorage } from '../../lib/storage';
-import { ensureSchedules } from '../../worker/schedules';
+import { ensureMaintenancePurgeSchedule } from '../../worker/schedules';
 import { SCHEDULE_IDS, workflowIds } from '../../workflows/messages';
 import { insertEvent } from '../fixtures/events';
 import { insertDeliveryAttempt, insertWebhookEndpoint } from '../fixtures/webhooks';
@@ -82,8 +82,8 @@ describe('maintenance purge schedule', () => {
     await utimes(path.join(partial, 'abandoned'), new Date(Date.now() - 2.5 * 3600_000), new Date(Date.now() - 2.5 * 3600_000));
     await utimes(path.join(partial, 'recent'), new Date(Date.now() - 1.5 * 3600_000), new Date(Date.now() - 1.5 * 3600_000));
 
-    await ensureSchedules(ctx.temporal, worker.taskQueue);
-    await ensureSchedules(ctx.temporal, worker.taskQueue); // idempotent at every worker start
+    await ensureMaintenancePurgeSchedule(ctx.temporal, worker.taskQueue);
+    await ensureMaintenancePurgeSchedule(ctx.temporal, worker.taskQueue); // idempotent at every worker start
     const schedule = ctx.temporal.schedule.getHandle(SCHEDULE_IDS.maintenancePurge);
     const description = await schedule.describe();
     expect(description.action).toMatchObject({ workflowType: 'maintenancePurge', taskQueue: worker.taskQueue });
