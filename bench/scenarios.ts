@@ -154,9 +154,14 @@ const expectProductPage = sameData((data) => {
     return filesOfDigital([data, ...crossSell]);
   });
 
-/** A distinct name per request, so each create derives a free slug (the collision path has its own tests). */
-const productBody = (n: number) => JSON.stringify({ name: `Bench product ${process.pid} ${n}`, price: 150_000, currency: 'IDR', type: 'digital' });
-const PRODUCT_BODY = productBody(0);
+/**
+ * A distinct name per request (`n` counts across the run; the probe is 0) and per side of each round (`side`: a
+ * second round's probe must not meet the first one's), so each create derives a free slug: the ceiling has no
+ * collision path (the route's has its own tests).
+ */
+const productBody = (side: number, n: number) =>
+  JSON.stringify({ name: `Bench product ${process.pid} ${side} ${n}`, price: 150_000, currency: 'IDR', type: 'digital' });
+let productSides = 0;
 
 /** What a scenario adds to both servers' environment, and checks after each side's run. */
 interface PairExtras {
@@ -470,13 +475,16 @@ export const scenarios: Scenario[] = [
     'product create',
     0.6,
     'bench/servers/ceiling-products-create.ts',
-    (ctx) => ({
-      method: 'POST',
-      path: '/api/v1/storefront/products',
-      headers: { ...bearer(ctx.infra.catalogue.create.secretKey), 'content-type': 'application/json' },
-      body: PRODUCT_BODY,
-      vary: (n) => ({ body: productBody(n) }),
-    }),
+    (ctx) => {
+      const side = (productSides += 1);
+      return {
+        method: 'POST',
+        path: '/api/v1/storefront/products',
+        headers: { ...bearer(ctx.infra.catalogue.create.secretKey), 'content-type': 'application/json' },
+        body: productBody(side, 0),
+        vary: (n) => ({ body: productBody(side, n) }),
+      };
+    },
     () => expectCreated,
   ),
   payoutCreate,
