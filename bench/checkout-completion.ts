@@ -26,7 +26,7 @@ import { createTestCertificates, startHttpsReceiver, type HttpsReceiver } from '
 import { startTestSmtpServer } from '../test/helpers/smtp-server';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import { checkoutStateQuery, workflowIds } from '../workflows/messages';
-import { startServer, type RunningServer } from './lib/child-server';
+import { profileArgs, startServer, type RunningServer } from './lib/child-server';
 import { workerProcessEnv, type BenchInfra } from './lib/infra';
 import type { BenchOptions } from './lib/options';
 import { fullStackServer } from './scenarios';
@@ -232,9 +232,7 @@ export async function runCheckoutCompletion(infra: BenchInfra, options: BenchOpt
       // them inside the measurement.
       TEST_SETTLEMENT_DELAY: '2d',
     };
-    // BENCH_PROFILE_DIR profiles the worker too (each thread writes its own file).
-    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    worker = await startWorkerProcess(workerEnv, { nodeArgs: profile });
+    worker = await startWorkerProcess(workerEnv, { nodeArgs: profileArgs() });
     const shop: Shop = { api, secretKey: ws.secretKey, productId: product.id };
     const workerPid = worker.pid;
     const apiPid = api.pid;

@@ -35,6 +35,7 @@ import { newId } from '../lib/ids';
 import { createLogger } from '../lib/logger';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import { subscriptionStateQuery, workflowIds } from '../workflows/messages';
+import { profileArgs } from './lib/child-server';
 import type { BenchInfra } from './lib/infra';
 import type { BenchOptions } from './lib/options';
 import { lanes, measureCeiling, measureCeilingWarmup } from './webhook-fanout';
@@ -137,9 +138,7 @@ export async function runSubscriptionRenewals(infra: BenchInfra, options: BenchO
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       ENCRYPTION_KEY: infra.encryptionKey,
     };
-    // BENCH_PROFILE_DIR profiles the worker too (each thread writes its own file).
-    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', WORKER_HEALTH_PORT: '0' }, { nodeArgs: profile });
+    const worker = await startWorkerProcess({ ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', WORKER_HEALTH_PORT: '0' }, { nodeArgs: profileArgs() });
     workers.push(worker);
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const deps = { sequelize, config, logger: createLogger('silent', 'bench'), starters: createStarters(client, { taskQueue: TASK_QUEUE }) };

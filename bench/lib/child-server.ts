@@ -33,9 +33,16 @@ const OUTPUT_TAIL_LINES = 40;
  * Starts the server in a child process (`node --import tsx`, so no extra tsx wrapper process sits between
  * us and the signals), waits for its ready path, and keeps the last lines of its output for error messages.
  */
+/**
+ * BENCH_PROFILE_DIR=<dir>: the `node` flags that write a V8 CPU profile of a process the bench starts (servers and
+ * workers; each thread its own file; open them in Chrome DevTools). None without it.
+ */
+export function profileArgs(): string[] {
+  return process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+}
+
 export async function startServer(name: string, spec: ServerSpec, port: number, timeoutMs = 60_000): Promise<RunningServer> {
-  // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of every server the bench starts (open it in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const profile = profileArgs();
   const counter = path.join(__dirname, 'round-trips.ts');
   const args = [...profile, ...(spec.nodeArgs ?? []), '--import', 'tsx', '--import', counter, path.join(PROJECT_ROOT, spec.script)];
   const child: ChildProcess = spawn(process.execPath, args, {
