@@ -15,6 +15,8 @@ describe('configuration', () => {
     ['PORT', '70000'],
     ['WORKER_HEALTH_PORT', 'ninety'],
     ['WORKER_HEALTH_PORT', '-1'],
+    ['WORKER_MAX_CACHED_WORKFLOWS', '-5'],
+    ['WORKER_MAX_CACHED_WORKFLOWS', 'many'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
@@ -37,6 +39,8 @@ describe('configuration', () => {
   it('gives the worker its probe port, 3001 by default (0: a free port), and no workflow bundle unless one is named', () => {
     expect(loadConfig({}).WORKER_HEALTH_PORT).toBe(3001);
     expect(loadConfig({ WORKER_HEALTH_PORT: '0' }).WORKER_HEALTH_PORT).toBe(0);
+    expect(loadConfig({}).WORKER_MAX_CACHED_WORKFLOWS).toBe(500);
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }).WORKER_MAX_CACHED_WORKFLOWS).toBe(0);
     expect(loadConfig({}).WORKFLOW_BUNDLE_PATH).toBeUndefined();
     expect(loadConfig({ WORKFLOW_BUNDLE_PATH: '/srv/app/dist/workflow-bundle.js' }).WORKFLOW_BUNDLE_PATH).toBe('/srv/app/dist/workflow-bundle.js');
   });

@@ -34,6 +34,21 @@ describe('the envelope', () => {
     expect(Date.now() - Date.parse(meta.timestamp)).toBeLessThan(60_000);
   });
 
+  it('sends the envelope with its type and length and no ETag (every envelope differs); HEAD gets the headers alone', async () => {
+    const get = await fetch(`${api.baseUrl}/api/v1/modules`, { headers: { authorization: `Bearer ${ws.secretKey}` } });
+    const body = await get.text();
+    expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(get.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(get.headers.get('etag')).toBeNull();
+
+    const head = await fetch(`${api.baseUrl}/api/v1/modules`, { method: 'HEAD', headers: { authorization: `Bearer ${ws.secretKey}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // Same data, and a request id and timestamp of fixed length: the length the GET's body had.
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await head.text()).toBe('');
+  });
+
   it('gives every request its own id', async () => {
     const a = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });
     const b = await http(api.baseUrl, 'GET', '/api/v1/modules', { key: ws.secretKey });

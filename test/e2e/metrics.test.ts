@@ -138,6 +138,11 @@ describe('the API process', () => {
     expect(sample(after, 'commerce_http_requests_total', { method: 'GET', route, status: '401' })?.value).toBeGreaterThanOrEqual(1);
     expect(sampleSum(after, 'commerce_http_request_duration_seconds_count', { method: 'GET', route, status: '404' })).toBe(countBefore + 1);
     expect(sampleSum(after, 'commerce_http_request_duration_seconds_bucket', { method: 'GET', route, status: '404', le: '+Inf' })).toBe(countBefore + 1);
+    // A resource's own root is named by its prefix, as declared, without a trailing slash.
+    const listCountBefore = sampleSum(before, 'commerce_http_requests_total', { method: 'GET', route: '/api/v1/storefront/products', status: '200' });
+    expect((await http(apiUrl(''), 'GET', '/api/v1/storefront/products', { key: workspace.secretKey })).status).toBe(200);
+    const afterList = await apiMetrics();
+    expect(sampleSum(afterList, 'commerce_http_requests_total', { method: 'GET', route: '/api/v1/storefront/products', status: '200' })).toBe(listCountBefore + 1);
     // No route matched: one constant label, whatever the path.
     expect(sampleSum(after, 'commerce_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
     const routes = new Set(after.samples.filter((s) => s.name === 'commerce_http_requests_total').map((s) => s.labels.route));

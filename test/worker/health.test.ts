@@ -69,6 +69,27 @@ describe('worker probes, in process', () => {
     }
   }, 60_000);
 
+  it('bounds its sticky cache by maxCachedWorkflows (WORKER_MAX_CACHED_WORKFLOWS), where the SDK would size it from the heap', async () => {
+    const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    const worker = await createWorker({
+      connection,
+      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: `worker-cache-${Date.now()}`,
+      deps: testActivityDeps(sequelize),
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      maxCachedWorkflows: loadConfig({}).WORKER_MAX_CACHED_WORKFLOWS,
+    });
+    const running = worker.run();
+    try {
+      // The SDK's own default on this heap is far above it (about 2,300 on 4 GB).
+      expect(worker.options.maxCachedWorkflows).toBe(500);
+    } finally {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    }
+  }, 60_000);
+
   it('answers only GET and HEAD on its own paths', async () => {
     const probes = await startProbeListener(0, workerHealthRoutes(() => undefined));
     try {
