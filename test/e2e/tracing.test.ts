@@ -38,7 +38,8 @@ type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: 
 interface OtlpSpan {
   traceId: string | Uint8Array;
   spanId: string | Uint8Array;
-  parentSpanId?: string | Uint8Array;
+  /** protobuf decodes an absent parent (a root span, e.g. a scheduled sweep's activity) as null. */
+  parentSpanId?: string | Uint8Array | null;
   name: string;
   kind: number;
   attributes?: { key: string; value: AnyValue }[];
@@ -47,7 +48,7 @@ interface OtlpRequest {
   resourceSpans?: { resource?: { attributes?: { key: string; value: AnyValue }[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
 
-const hex = (id: string | Uint8Array | undefined) => (id === undefined ? '' : typeof id === 'string' ? id : Buffer.from(id).toString('hex'));
+const hex = (id: string | Uint8Array | null | undefined) => (id == null ? '' : typeof id === 'string' ? id : Buffer.from(id).toString('hex'));
 const attributeValue = (value: AnyValue) => value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue;
 
 /** The generated OTLP protobuf types of @opentelemetry/otlp-transformer, for the worker's http/protobuf requests. */
