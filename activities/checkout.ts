@@ -4,13 +4,18 @@ import type { CheckoutStatus } from '../db/models';
 import { createCheckoutFulfillment, expireCheckoutIfOpen, expireProviderInvoiceOf, type StepOutcome } from '../domain/checkout';
 import type { Config } from '../lib/config';
 import type { CryptoBox } from '../lib/crypto-box';
-import type { CheckoutActivities, CheckoutActivityInput, CheckoutFulfillmentPlan } from './contracts/checkout';
+import type { Logger } from '../lib/logger';
+import type { Mailer } from '../lib/email';
+import type { CheckoutActivities, CheckoutActivityInput, CheckoutFulfillmentPlan, FulfillmentStepInput, ReceiptFailure } from './contracts/checkout';
+import { createEmailSender, giveUpEmail } from './email';
 
 const tenantOf = (input: CheckoutActivityInput) => ({ accountId: input.accountId, environment: input.environment });
 
 /** The checkout-session workflow's steps (domain/checkout/: expiry.ts, fulfillment.ts). */
-export function createCheckoutActivities({ sequelize, config, box }: { sequelize: Sequelize; config: Config; box: CryptoBox }): CheckoutActivities {
-  const fulfillment = createCheckoutFulfillment({ sequelize, config, box });
+export function createCheckoutActivities(deps: { sequelize: Sequelize; config: Config; box: CryptoBox; mailer: Mailer; logger: Logger }): CheckoutActivities {
+  const { sequelize, config } = deps;
+  const fulfillment = createCheckoutFulfillment(deps);
+  const sendQueuedEmail = createEmailSender(deps);
   return {
     /**
      * At the deadline: expires the session if it is still `open`; answers its status either way. "Now" is the
@@ -33,8 +38,24 @@ export function createCheckoutActivities({ sequelize, config, box }: { sequelize
     },
 
     /** One step, applied at most once per session whatever the retries (`already_applied` on a repeat). */
-    async runCheckoutFulfillmentStep(input: CheckoutActivityInput & { step: string }): Promise<StepOutcome> {
-      return fulfillment.runStep(tenantOf(input), input.sessionId, input.step);
+    async runCheckoutFulfillmentStep(input: FulfillmentStepInput): Promise<StepOutcome> {
+      return fulfillment.runStep(tenantOf(input), input.sessionId, input.step, input.receiptSender ?? 'email-delivery');
+    },
+
+    /** One attempt at the receipt the `email:receipt` step queued (activities/email.ts, createEmailSender). */
+    async sendCheckoutReceipt(input: CheckoutActivityInput): Promise<'sent' | 'already_sent' | 'already_failed'> {
+      return sendQueuedEmail(tenantOf(input), await fulfillment.receiptEmailId(tenantOf(input), input.sessionId));
+    },
+
+    /** After a failed attempt: refused for good ends the row `failed`; anything else goes to the receipt's email-delivery workflow. */
+    async handOffCheckoutReceipt(input: ReceiptFailure): Promise<'handed_off' | 'given_up'> {
+      const tenant = tenantOf(input);
+      if (input.refused) {
+        await giveUpEmail(sequelize, tenant, await fulfillment.receiptEmailId(tenant, input.sessionId), input.error);
+        return 'given_up';
+      }
+      await fulfillment.handOffReceipt(tenant, input.sessionId);
+      return 'handed_off';
     },
   };
 }

@@ -33,6 +33,15 @@ export async function insertEmailMessage(tx: Transaction, tenant: Tenant, messag
   return rows[0]?.id ?? null;
 }
 
+/** The row recorded under `businessKey` in the workspace environment, if any. */
+export async function findEmailIdByBusinessKey(sequelize: Sequelize, tenant: Tenant, businessKey: string, transaction?: Transaction): Promise<string | null> {
+  const [row] = await sequelize.query<{ id: string }>(
+    `SELECT id FROM email_messages WHERE account_id = :accountId AND environment = :environment AND business_key = :businessKey`,
+    { replacements: { ...tenant, businessKey }, type: QueryTypes.SELECT, transaction },
+  );
+  return row?.id ?? null;
+}
+
 export interface EmailToSend {
   messageId: string;
   toAddress: string;

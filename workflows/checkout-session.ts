@@ -1,7 +1,8 @@
-import { condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
-import type { CheckoutActivities } from '../activities/contracts/checkout';
+import { ActivityFailure, ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
+import type { CheckoutActivities, CheckoutActivityInput } from '../activities/contracts/checkout';
 import { activityOf, SPEC_SPELLING_PATCH } from './legacy-activity-types';
 import type { CheckoutSessionState } from '../domain/checkout/states';
+import { EMAIL_SEND_ATTEMPT_MS } from './email-timing';
 import { lifecycleState } from './lifecycle';
 import {
   checkoutCompleted,
@@ -37,6 +38,18 @@ const localSteps = proxyLocalActivities<CheckoutActivities>({
 /** Marks histories whose fulfillment runs local-first; those recorded before it replay with activities alone. */
 const LOCAL_FULFILLMENT_PATCH = 'checkout-fulfilment-local-first';
 
+/**
+ * The receipt's one attempt from this workflow, inside its task. Not retried here: a failed attempt hands the
+ * receipt to its own `email-delivery` workflow (retries for a day, the stuck-work view, the give-up).
+ */
+const receiptAttempt = proxyLocalActivities<CheckoutActivities>({ startToCloseTimeout: EMAIL_SEND_ATTEMPT_MS, retry: { maximumAttempts: 1 } });
+
+/** Marks runs that send the receipt themselves; runs recorded before it left the receipt to its email-delivery workflow. */
+const RECEIPT_IN_SESSION_PATCH = 'checkout-receipt-in-session';
+
+/** The activities' error type for an SMTP refusal (activities/email.ts): given up, not handed on. */
+const EMAIL_REFUSED = 'EmailRefused';
+
 /** The step as a local activity (`local`), then, if its local tries all failed, as an ordinary one (`ordinary`). */
 async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>): Promise<T> {
   try {
@@ -45,6 +58,24 @@ async function localFirst<T>(local: () => Promise<T>, ordinary: () => Promise<T>
     // Whatever ended the local tries (the step's own error, a timeout) is the step's to retry; a bug here is not.
     if (!(err instanceof TemporalFailure)) throw err;
     return ordinary();
+  }
+}
+
+/**
+ * Sends the receipt the `email:receipt` step queued, once, from this workflow: a completion then costs Temporal no
+ * e-mail workflow (docs/decisions/email.md, "The checkout receipt"). The sent-log row is the same one its
+ * `email-delivery` workflow would send, under the same Message-ID and lease, so a replay after a crash sends nothing
+ * twice. A failed attempt is handed on (`run`: local first, then an ordinary activity, retried without limit).
+ */
+async function sendReceipt(session: CheckoutActivityInput, run: <T>(activity: (proxy: CheckoutActivities) => Promise<T>) => Promise<T>): Promise<void> {
+  try {
+    await receiptAttempt.sendCheckoutReceipt(session);
+  } catch (err) {
+    // A local activity's failure arrives as its cause itself (an ApplicationFailure, a TimeoutFailure), not wrapped.
+    if (!(err instanceof TemporalFailure)) throw err;
+    const cause = err instanceof ActivityFailure ? (err.cause ?? err) : err;
+    const refused = cause instanceof ApplicationFailure && cause.type === EMAIL_REFUSED;
+    await run((proxy) => proxy.handOffCheckoutReceipt({ ...session, error: cause.message, refused }));
   }
 }
 
@@ -98,14 +129,16 @@ export async function checkoutSession(input: CheckoutSessionInput): Promise<Chec
   const local = patched(LOCAL_FULFILLMENT_PATCH);
   // A run that began fulfilling before the activities took the spec's spelling goes on under the types it recorded.
   const legacy = !patched(SPEC_SPELLING_PATCH);
+  const receiptBySession = patched(RECEIPT_IN_SESSION_PATCH);
   const run = <T>(activity: (proxy: typeof steps) => Promise<T>) => (local ? localFirst(() => activity(localSteps), () => activity(steps)) : activity(steps));
   const plan = await run((proxy) => activityOf(proxy, 'planCheckoutFulfillment', legacy)(session));
   for (const step of plan.steps) {
     state.currentStep = step;
-    await run((proxy) => activityOf(proxy, 'runCheckoutFulfillmentStep', legacy)({ ...session, step }));
+    await run((proxy) => activityOf(proxy, 'runCheckoutFulfillmentStep', legacy)({ ...session, step, ...(receiptBySession ? { receiptSender: 'session' as const } : {}) }));
   }
   state.currentStep = null;
   state.step = 'fulfilled';
   lifecycle('completed');
+  if (receiptBySession) await sendReceipt(session, run);
   return 'fulfilled';
 }

@@ -191,8 +191,10 @@ function completionSection(doc: ResultsDocument): string | null {
   return [
     '## Checkout completion',
     table(['run', 'throughput', 'p50 ms', 'p99 ms', 'confirm p50 / p99 ms', 'vs ceiling', 'target'], ['---', '--:', '--:', '--:', '--:', '--:', '---'], rows),
-    `The throughput run's last \`checkout.completed\` arrived ${dec(r.throughput.announcedSeconds, 1)} s and its last session was fulfilled ` +
-      `${dec(r.throughput.fulfilledSeconds, 1)} s after the first confirm. Verdict: ${verdict(r.pass)}.`,
+    `The throughput run's last \`checkout.completed\` arrived ${dec(r.throughput.announcedSeconds, 1)} s, its last session was fulfilled ` +
+      `${dec(r.throughput.fulfilledSeconds, 1)} s` +
+      (r.throughput.receiptsSentSeconds === undefined ? '' : ` and its last receipt was sent ${dec(r.throughput.receiptsSentSeconds, 1)} s`) +
+      ` after the first confirm. Verdict: ${verdict(r.pass)}.`,
     'CPU ms by process:',
     table(['process', 'per empty workflow', 'per completion (throughput)', 'per completion (paced)'], ['---', '--:', '--:', '--:'], cpuRows),
   ].join('\n\n');

@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
+import { findEmailIdByBusinessKey } from '../../db/email-messages';
 import { claimFulfillmentStep, recordFulfillmentStepResult } from '../../db/fulfillment-steps';
 import { appendLedgerEntry } from '../../db/ledger';
 import { CheckoutSession } from '../../db/models';
@@ -10,7 +11,7 @@ import { newId } from '../../lib/ids';
 import { createDownloadLinks } from '../deliveries';
 import { redeemDiscount } from '../discounts';
 import { commitReservations } from '../inventory';
-import { createEmailQueue } from '../email';
+import { createEmailQueue, recordEmailDelivery } from '../email';
 import { recordCreditDue } from '../payouts';
 import { recordReferralConversion } from '../referrals';
 import { checkoutStockOwner } from './create';
@@ -80,6 +81,15 @@ function planned<T>(value: T | null, step: string, session: CheckoutSession): T 
 
 export type StepOutcome = 'applied' | 'already_applied';
 
+/**
+ * Who sends the receipt the `email:receipt` step queues: its own `email-delivery` workflow, started from the step's
+ * durable start (runs recorded before the receipt moved), or the session workflow right after the last step, which
+ * hands it to that workflow only if its own attempt fails (docs/decisions/email.md, "The checkout receipt").
+ */
+export type ReceiptSender = 'email-delivery' | 'session';
+
+const receiptKey = (sessionId: string) => `checkout_receipt:${sessionId}`;
+
 export interface FulfillmentDeps {
   sequelize: Sequelize;
   config: Config;
@@ -99,7 +109,7 @@ export function createCheckoutFulfillment({ sequelize, config, box }: Fulfillmen
   }
 
   /** Each step's effect, in the step's transaction; answers what it wrote, kept on the step's row. */
-  async function apply(tx: Transaction, tenant: Tenant, session: CheckoutSession, step: string): Promise<Record<string, unknown>> {
+  async function apply(tx: Transaction, tenant: Tenant, session: CheckoutSession, step: string, receiptSender: ReceiptSender): Promise<Record<string, unknown>> {
     if (step.startsWith(DELIVERY_STEP)) return { ...(await deliverLine(tx, tenant, session, step.slice(DELIVERY_STEP.length))) };
     switch (step) {
       case FULFILLMENT_STEPS.discount: {
@@ -143,14 +153,14 @@ export function createCheckoutFulfillment({ sequelize, config, box }: Fulfillmen
         return { eventId: event.id };
       }
       case FULFILLMENT_STEPS.receipt: {
-        // Recorded with its durable start; the worker's start relay (woken by the insert) starts the sending.
-        const { workflowId } = await emails.queue(tx, tenant, {
-          kind: 'checkout_receipt',
-          businessKey: `checkout_receipt:${session.id}`,
-          to: session.customerEmail,
-          data: await checkoutReceipt(tx, tenant, session, links),
-        });
-        return { emailWorkflowId: workflowId };
+        // Sent by the session workflow next, or recorded with its durable start for the worker's start relay.
+        const { emailId, workflowId } = await emails.queue(
+          tx,
+          tenant,
+          { kind: 'checkout_receipt', businessKey: receiptKey(session.id), to: session.customerEmail, data: await checkoutReceipt(tx, tenant, session, links) },
+          { sender: receiptSender === 'session' ? 'caller' : 'email-delivery' },
+        );
+        return { emailId, emailWorkflowId: workflowId };
       }
       case FULFILLMENT_STEPS.fulfilled:
         await session.update({ fulfilledAt: new Date() }, { transaction: tx });
@@ -171,12 +181,31 @@ export function createCheckoutFulfillment({ sequelize, config, box }: Fulfillmen
      * session, step row, then the shared rows a step touches such as the discount code or the balance), so
      * steps of one session never interleave with each other or with a refund.
      */
-    async runStep(tenant: Tenant, sessionId: string, step: string): Promise<StepOutcome> {
+    async runStep(tenant: Tenant, sessionId: string, step: string, receiptSender: ReceiptSender = 'email-delivery'): Promise<StepOutcome> {
       return sequelize.transaction(async (tx) => {
         const session = await completedSession(tenant, sessionId, tx);
         if (!(await claimFulfillmentStep(tx, session.id, step))) return 'already_applied';
-        await recordFulfillmentStepResult(tx, session.id, step, await apply(tx, tenant, session, step));
+        await recordFulfillmentStepResult(tx, session.id, step, await apply(tx, tenant, session, step, receiptSender));
         return 'applied';
+      });
+    },
+
+    /** The receipt the `email:receipt` step queued; its absence after that step is a bug to see, not a no-op. */
+    async receiptEmailId(tenant: Tenant, sessionId: string): Promise<string> {
+      const emailId = await findEmailIdByBusinessKey(sequelize, tenant, receiptKey(sessionId));
+      if (!emailId) throw new Error(`checkout session ${sessionId} has no queued receipt`);
+      return emailId;
+    },
+
+    /**
+     * The session's own attempt at the receipt failed: its `email-delivery` workflow takes it over, recorded here
+     * and started by the start relay, with that workflow's retries for a day, the stuck-work view and the give-up.
+     */
+    async handOffReceipt(tenant: Tenant, sessionId: string): Promise<string> {
+      return sequelize.transaction(async (tx) => {
+        const emailId = await findEmailIdByBusinessKey(sequelize, tenant, receiptKey(sessionId), tx);
+        if (!emailId) throw new Error(`checkout session ${sessionId} has no queued receipt`);
+        return recordEmailDelivery(tx, tenant, emailId);
       });
     },
   };

@@ -4,7 +4,7 @@ export { DEFAULT_CHECKOUT_LIFETIME_MS, MAX_CHECKOUT_LIFETIME_MS, insertCheckoutS
 export { expireCheckoutIfOpen, expireProviderInvoiceOf } from './expiry';
 export { deliverPurchasedLine } from './fulfillment-delivery';
 export { createCheckoutFulfillment } from './fulfillment';
-export type { StepOutcome } from './fulfillment';
+export type { ReceiptSender, StepOutcome } from './fulfillment';
 export { createHostedCheckoutService } from './hosted-page';
 export type { HostedCheckoutService, HostedCheckoutView, ReceiptItem } from './hosted-page';
 export { CreateCheckoutSessionBody, PayCheckoutSessionBody, PixelCookiesBody, RefundCheckoutSessionBody } from './inputs';

@@ -1,2 +1,2 @@
 /** The email area's entry: what routers, activities, the worker and other areas use of it. */
-export { createEmailQueue } from './queue';
+export { createEmailQueue, recordEmailDelivery } from './queue';

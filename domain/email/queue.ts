@@ -16,8 +16,23 @@ export interface QueuedEmailRequest<K extends EmailKind> {
 }
 
 export interface QueuedEmail {
-  /** The `email-delivery:<eml>` workflow to start after commit (`startRecordedNow`); null when the key was already queued. */
+  /** The sent-log row; null when the key was already queued (nothing written). */
+  emailId: string | null;
+  /** The `email-delivery:<eml>` workflow to start after commit (`startRecordedNow`); null when nothing was recorded. */
   workflowId: string | null;
+}
+
+export interface QueueOptions {
+  /**
+   * Who sends it: its own `email-delivery` workflow, recorded now (the default), or the workflow whose step queued it,
+   * which sends it next and hands it to `recordEmailDelivery` if that attempt fails (the checkout receipt).
+   */
+  sender?: 'email-delivery' | 'caller';
+}
+
+/** Records the durable start of a queued e-mail's `email-delivery:<eml>` workflow, in the caller's transaction. */
+export function recordEmailDelivery(tx: Transaction, tenant: Tenant, emailId: string): Promise<string> {
+  return recordStart(tx, tenant, { workflowType: 'emailDelivery', input: { accountId: tenant.accountId, environment: tenant.environment, emailId } });
 }
 
 function merchantOf(account: Account): EmailMerchant {
@@ -38,11 +53,12 @@ function merchantOf(account: Account): EmailMerchant {
  * Queues buyer e-mails (docs/decisions/email.md): the message is rendered now, with the merchant's settings
  * of this moment, and recorded in the sent-log together with a durable start of its `email-delivery`
  * workflow, both in the caller's transaction, so the e-mail exists exactly when the business change commits.
- * Sending happens in the workflow's activity, never in the request.
+ * Sending happens in a workflow's activity, never in the request: the e-mail's own workflow, or (`sender: 'caller'`)
+ * the durable workflow that queued it, which records that start only if its own attempt fails.
  */
 export function createEmailQueue({ box, config }: { box: CryptoBox; config: Pick<Config, 'EMAIL_FROM'> }) {
   return {
-    async queue<K extends EmailKind>(tx: Transaction, tenant: Tenant, request: QueuedEmailRequest<K>): Promise<QueuedEmail> {
+    async queue<K extends EmailKind>(tx: Transaction, tenant: Tenant, request: QueuedEmailRequest<K>, { sender = 'email-delivery' }: QueueOptions = {}): Promise<QueuedEmail> {
       const data = parseEmailData(request.kind, request.data);
       const to = parseMailbox(request.to);
       if (!to) throw new Error(`queueEmail: "${request.to}" is not one e-mail address`);
@@ -57,12 +73,9 @@ export function createEmailQueue({ box, config }: { box: CryptoBox; config: Pick
         subject: rendered.subject,
         body: box.seal(JSON.stringify({ html: rendered.html, text: rendered.text })),
       });
-      if (!emailId) return { workflowId: null };
-      const workflowId = await recordStart(tx, tenant, {
-        workflowType: 'emailDelivery',
-        input: { accountId: tenant.accountId, environment: tenant.environment, emailId },
-      });
-      return { workflowId };
+      if (!emailId) return { emailId: null, workflowId: null };
+      if (sender === 'caller') return { emailId, workflowId: null };
+      return { emailId, workflowId: await recordEmailDelivery(tx, tenant, emailId) };
     },
   };
 }

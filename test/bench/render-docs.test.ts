@@ -56,6 +56,7 @@ function fullDocument(): ResultsDocument {
         sessions: 1000,
         announcedSeconds: 75.1,
         fulfilledSeconds: 78.7,
+        receiptsSentSeconds: 79.2,
         completionsPerSecond: 12.7,
         latencyMs: { p50: 40000, p90: 70000, p99: 76000, max: 78000 },
         confirmLatencyMs: { p50: 700, p90: 900, p99: 1200, max: 1500 },
@@ -138,6 +139,7 @@ describe('bench docs: rendered from the results document', () => {
     const completion = section(page, '## Checkout completion');
     expect(completion).toContain('| throughput: 1,000 sessions confirmed at once | 12.7 completions/s | 40,000 | 76,000 | 700 / 1,200 | **13.0%** | ≥ 40% |');
     expect(completion).toContain('| 5.9 completions/s | 142 | **219** | 25 / 41 |  | p99 < 300 ms |');
+    expect(completion).toContain('its last session was fulfilled 78.7 s and its last receipt was sent 79.2 s after the first confirm.');
     expect(completion).toContain('| temporal | 14.4 | 96.0 | 90.0 |');
     expect(completion).toContain('| api |  | 5.0 | 5.0 |');
     expect(completion).toContain('Verdict: **below target**.');

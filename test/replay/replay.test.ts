@@ -71,7 +71,13 @@ describe('workflow replay', () => {
       'checkout-session-step-fallback-legacy-activity-types',
       'manual-order-retried-legacy-activity-types',
     ]);
-    expect(current.map((h) => h.workflowId).sort()).toEqual(['checkout-session-fulfilled', 'checkout-session-step-fallback', 'manual-order-retried']);
+    expect(current.map((h) => h.workflowId).sort()).toEqual([
+      'checkout-session-fulfilled',
+      'checkout-session-receipt-handed-off',
+      'checkout-session-receipt-sent',
+      'checkout-session-step-fallback',
+      'manual-order-retried',
+    ]);
     // No history mixes the two: a run keeps the spelling it began its fulfillment with.
     expect(old.filter((h) => current.includes(h))).toEqual([]);
     expect(await replay(old)).toEqual(old.map((h) => ({ workflowId: h.workflowId, error: undefined })));

@@ -323,9 +323,11 @@ describe('checkout-session workflow (time-skipping server, real activities and d
       metadata: { orderRef: 'R-17', source: 'manual_confirm' },
     });
 
-    // The receipt: queued once with its durable start, carrying fresh download links and both keys.
+    // The receipt: queued once, carrying fresh download links and both keys. This worker has no SMTP server, so the
+    // session's own attempt failed and handed the receipt to its email-delivery workflow (a durable start, once).
     const emails = await EmailMessage.findAll({ where: { businessKey: `checkout_receipt:${session.id}` } });
-    expect(emails.map((e) => [e.kind, e.toAddress, e.status])).toEqual([['checkout_receipt', 'ada@example.com', 'pending']]);
+    expect(emails.map((e) => [e.kind, e.toAddress, e.status, e.attempts])).toEqual([['checkout_receipt', 'ada@example.com', 'pending', 1]]);
+    expect(emails[0]!.lastError).toMatch(/SMTP_URL is not set/);
     expect(await countRows(ctx.sequelize, 'workflow_starts', 'workflow_id', workflowIds.emailDelivery(emails[0]!.id))).toBe(1);
     const { text } = JSON.parse(box.open(emails[0]!.body!)) as { text: string };
     expect(text).toContain('Hi Ada Buyer');
@@ -398,7 +400,8 @@ describe('checkout-session workflow (time-skipping server, real activities and d
     expect(events.filter((e) => e.eventType === EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
       'runCheckoutFulfillmentStep',
     ]);
-    expect(events.filter((e) => e.eventType === EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes!.markerName === 'core_local_activity')).toHaveLength(6);
+    // Six for the plan and the steps; two for the receipt's attempt and, as this worker has no SMTP server, its hand-off.
+    expect(events.filter((e) => e.eventType === EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes!.markerName === 'core_local_activity')).toHaveLength(8);
     expect(await appliedSteps(ctx.sequelize, session.id)).toEqual(['delivery:1', 'balance', 'event:checkout.completed', 'email:receipt', 'fulfilled']);
     expect(await countRows(ctx.sequelize, 'balance_transactions', 'source_id', session.id)).toBe(1);
   });
