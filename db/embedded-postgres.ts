@@ -46,6 +46,8 @@ export async function startEmbeddedPostgres(options: {
   persistent: boolean;
   /** In a session of its own, out of reach of a terminal's Ctrl-C: the caller stops it (npm start's ordered stop). */
   detached?: boolean;
+  /** `max_connections`; PostgreSQL's default (100) unless set. */
+  maxConnections?: number;
   onLog?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const log = options.onLog ?? (() => undefined);
@@ -57,7 +59,16 @@ export async function startEmbeddedPostgres(options: {
 
   const child = spawn(
     path.join(bin, 'postgres'),
-    ['-D', databaseDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', ...(options.persistent ? [] : ['-c', 'fsync=off'])],
+    [
+      '-D',
+      databaseDir,
+      '-p',
+      String(options.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...(options.persistent ? [] : ['-c', 'fsync=off']),
+      ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
+    ],
     { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));

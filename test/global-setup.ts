@@ -17,7 +17,9 @@ import { createDevServerEnv } from './helpers/temporal-env';
 export default async function globalSetup(): Promise<void> {
   await provisionTemporalBinaries(['cli', 'test-server', 'seaweedfs'], 'npm test runs workflows on a Temporal dev server and the time-skipping test server, and blob storage on SeaweedFS');
   const root = await mkdtemp(path.join(tmpdir(), 'commerce-test-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false });
+  // Two test files at once share this server, and the scale-out test's production-shaped Temporal server keeps up to
+  // 30 connections per service on it beside its API and worker processes' pools: past PostgreSQL's default of 100.
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort(), persistent: false, maxConnections: 400 });
   await pg.createDatabase('commerce_test');
   const databaseUrl = pg.url('commerce_test');
   const sequelize = createDatabase({ url: databaseUrl });

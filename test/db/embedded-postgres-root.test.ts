@@ -41,13 +41,16 @@ const asRoot = process.getuid?.() === 0;
     // The cluster lives where the `postgres` user can reach it; DATA_DIR points there.
     expect(fs.lstatSync(dataDir).isSymbolicLink()).toBe(true);
 
-    const second = await startEmbeddedPostgres({ dataDir, port, persistent: false });
+    // Restarted with a connection limit of its own (the test suite's server raises PostgreSQL's default of 100).
+    const second = await startEmbeddedPostgres({ dataDir, port, persistent: false, maxConnections: 150 });
     try {
       const client = new Client({ connectionString: second.url('commerce') });
       await client.connect();
       const { rows } = await client.query<{ id: number }>('SELECT id FROM kept');
+      const { rows: limit } = await client.query<{ max_connections: string }>('SHOW max_connections');
       await client.end();
       expect(rows).toEqual([{ id: 7 }]);
+      expect(limit).toEqual([{ max_connections: '150' }]);
     } finally {
       await second.stop();
     }
