@@ -3,6 +3,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { LEGACY_ACTIVITY_TYPES } from '../../workflows/legacy-activity-types';
+import { localActivityTypes } from '../helpers/history';
 import { testDataConverter } from '../helpers/temporal-codec';
 
 const HISTORIES = path.join(__dirname, 'histories');
@@ -34,13 +35,8 @@ async function replay(histories: Recorded[]): Promise<{ workflowId: string; erro
 
 /** The activity types a history scheduled: ordinary activities, and local ones (recorded as markers). */
 function activityTypes(history: temporal.api.history.v1.History): string[] {
-  return (history.events ?? []).flatMap((event) => {
-    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (scheduled) return [scheduled];
-    const marker = event.markerRecordedEventAttributes;
-    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
-  });
+  const events = history.events ?? [];
+  return [...events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []), ...localActivityTypes(events)];
 }
 
 /**

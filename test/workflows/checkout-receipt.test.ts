@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import { EmailMessage } from '../../db/models';
@@ -21,6 +20,7 @@ import { insertCheckoutSessionRow, lineOf } from '../fixtures/checkout';
 import { countRows, insertSellableProduct } from '../fixtures/fulfillment';
 import { newTenant } from '../fixtures/workspaces';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { localActivityTypes } from '../helpers/history';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
 import { plainHistory } from '../helpers/temporal-codec';
 import { useTimeSkippingWorker } from '../helpers/time-skipping';
@@ -55,15 +55,9 @@ async function recordHistory(handle: WorkflowHandle, name: string): Promise<void
   await writeFile(path.join(__dirname, '../replay/histories', `${name}.json`), JSON.stringify(await plainHistory(handle), null, 2));
 }
 
-/** The activity types a run's history ran as local activities, in order. */
+/** The activity types a run ran as local activities, in order. */
 async function localActivities(handle: WorkflowHandle): Promise<string[]> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events.flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (event.eventType !== temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED || marker?.markerName !== 'core_local_activity') return [];
-    const data = marker.details?.data?.payloads?.[0]?.data;
-    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
-  });
+  return localActivityTypes((await handle.fetchHistory()).events ?? []);
 }
 
 const receiptsTo = (address: string) => smtp.received.filter((m) => m.envelope.to.includes(address));
